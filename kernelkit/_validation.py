@@ -1,0 +1,155 @@
+"""Input checks shared by every area of kernelkit.
+
+Every public function validates its arguments through these helpers so that bad input
+raises a ``ValueError`` or ``TypeError`` that names the offending argument, instead of a
+silent NaN or an ``IndexError`` from deep inside NumPy.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.utils import check_random_state as _sk_check_random_state
+
+__all__ = [
+    "check_array",
+    "check_positive",
+    "check_in",
+    "check_int",
+    "check_random_state",
+    "check_target",
+]
+
+
+def check_array(
+    X: Any,
+    name: str = "X",
+    *,
+    ndim: int = 2,
+    dtype: Any = (np.float64, np.float32),
+    allow_empty: bool = False,
+    finite: bool = True,
+    n_features: int | None = None,
+) -> np.ndarray:
+    """Return ``X`` as a numeric ndarray with ``ndim`` dimensions, or raise a clear error.
+
+    Parameters
+    ----------
+    X : array-like
+        The input. Lists of numbers are accepted; lists of non-numeric objects are not.
+    name : str
+        The argument name used in error messages.
+    ndim : int
+        Required number of dimensions (1 or 2). A 1-D input with ``ndim=2`` is rejected
+        with a hint to reshape, as scikit-learn does.
+    dtype : dtype or tuple of dtypes
+        Accepted floating dtypes; anything else is converted to the first one.
+    allow_empty : bool
+        Whether zero rows are acceptable.
+    finite : bool
+        Reject NaN and infinity.
+    n_features : int, optional
+        Required number of columns (for ``ndim=2``).
+    """
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"{name} must be an array of numbers, got {type(X).__name__}")
+    accepted = dtype if isinstance(dtype, tuple) else (dtype,)
+    if isinstance(X, np.ndarray) and X.dtype in accepted:
+        arr = X
+    else:
+        try:
+            arr = np.asarray(X)
+        except (ValueError, TypeError) as exc:  # ragged nested lists
+            raise ValueError(f"{name} must be a rectangular array of numbers: {exc}") from None
+        if arr.dtype == object or not (
+            np.issubdtype(arr.dtype, np.number) or arr.dtype == bool
+        ):
+            raise TypeError(
+                f"{name} must be an array of numbers, got elements of type "
+                f"{type(arr.flat[0]).__name__ if arr.size else arr.dtype}"
+            )
+        if np.iscomplexobj(arr):
+            raise TypeError(f"{name} must be real-valued, got a complex array")
+        arr = arr.astype(arr.dtype if arr.dtype in accepted else accepted[0])
+    if arr.ndim != ndim:
+        hint = ""
+        if ndim == 2 and arr.ndim == 1:
+            hint = " (use X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for one sample)"
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}{hint}")
+    if not allow_empty and arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); at least one sample is required")
+    if ndim == 2 and arr.shape[1] == 0 and arr.shape[0] > 0:
+        raise ValueError(f"{name} has no features (shape {arr.shape})")
+    if finite and not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinity")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features, but {n_features} were expected"
+        )
+    return arr
+
+
+def check_target(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
+    """Return a finite float64 1-D target of length ``n_samples`` or raise a clear error."""
+    arr = check_array(y, name, ndim=1, dtype=np.float64)
+    if arr.shape[0] != n_samples:
+        raise ValueError(f"{name} has length {arr.shape[0]}, but X has {n_samples} samples")
+    return arr
+
+
+def check_positive(value: Any, name: str, *, strict: bool = True) -> Any:
+    """Check that a scalar or array hyperparameter is finite and positive (or >= 0)."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, got bool")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}") from None
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    bad = arr <= 0 if strict else arr < 0
+    if np.any(bad):
+        rel = "> 0" if strict else ">= 0"
+        raise ValueError(f"{name} must be {rel}, got {value!r}")
+    return value
+
+
+def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:
+    """Check that ``value`` is an integer (not a bool) at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_in(value: Any, name: str, options: Sequence[Any]) -> Any:
+    """Check that ``value`` is one of ``options``."""
+    if value not in options:
+        opts = ", ".join(repr(o) for o in options)
+        raise ValueError(f"{name} must be one of {opts}; got {value!r}")
+    return value
+
+
+def check_random_state(random_state: Any) -> np.random.RandomState:
+    """Turn ``None``, an int or a ``RandomState`` into a ``RandomState`` (scikit-learn rules).
+
+    A ``numpy.random.Generator`` is accepted too: it seeds a new ``RandomState`` so that
+    code written against either API can be driven from one seed.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return np.random.RandomState(random_state.integers(0, 2**32 - 1))
+    if isinstance(random_state, bool):
+        raise TypeError("random_state must be None, an int or a RandomState, got bool")
+    try:
+        return _sk_check_random_state(random_state)
+    except ValueError:
+        raise TypeError(
+            "random_state must be None, an int or a numpy RandomState/Generator, "
+            f"got {type(random_state).__name__}"
+        ) from None
