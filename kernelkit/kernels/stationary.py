@@ -109,7 +109,8 @@ class Stationary(Kernel):
         return np.full(X.shape[0], float(self.variance), dtype=X.dtype)
 
     def _extra_hyperparameters(self) -> list[Hyperparameter]:
-        return [hp for hp in self.free_hyperparameters if hp.name not in ("lengthscale", "variance")]
+        shared = ("lengthscale", "variance")
+        return [hp for hp in self.free_hyperparameters if hp.name not in shared]
 
     def _extra_gradients(self, s: np.ndarray, K0: np.ndarray) -> list[np.ndarray]:
         """dK/d log(extra hyperparameter) for subclasses with shape parameters."""
