@@ -64,9 +64,7 @@ def check_array(
             arr = np.asarray(X)
         except (ValueError, TypeError) as exc:  # ragged nested lists
             raise ValueError(f"{name} must be a rectangular array of numbers: {exc}") from None
-        if arr.dtype == object or not (
-            np.issubdtype(arr.dtype, np.number) or arr.dtype == bool
-        ):
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise TypeError(
                 f"{name} must be an array of numbers, got elements of type "
                 f"{type(arr.flat[0]).__name__ if arr.size else arr.dtype}"
@@ -86,9 +84,7 @@ def check_array(
     if finite and not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinity")
     if n_features is not None and arr.shape[1] != n_features:
-        raise ValueError(
-            f"{name} has {arr.shape[1]} features, but {n_features} were expected"
-        )
+        raise ValueError(f"{name} has {arr.shape[1]} features, but {n_features} were expected")
     return arr
 
 

@@ -456,9 +456,7 @@ class Product(_Combination):
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         # d(K1 K2) = dK1 K2 + K1 dK2, so contract each child with W weighted by the other.
         K1, K2 = self.k1._gram(X, X), self.k2._gram(X, X)
-        return np.concatenate(
-            [self.k1._gradient_dot(X, W * K2), self.k2._gradient_dot(X, W * K1)]
-        )
+        return np.concatenate([self.k1._gradient_dot(X, W * K2), self.k2._gradient_dot(X, W * K1)])
 
     @property
     def is_stationary(self) -> bool:

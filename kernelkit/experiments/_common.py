@@ -1,0 +1,29 @@
+"""Helpers shared by experiments: splits, standardisation, error measures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+
+def standardised_split(
+    X: np.ndarray, y: np.ndarray, *, test_size: float = 0.2, random_state: Any = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Random train/test split; X and y standardised with the *training* mean and std."""
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=test_size, random_state=random_state)
+    mu, sd = Xtr.mean(axis=0), Xtr.std(axis=0)
+    sd[sd == 0] = 1.0
+    ym, ys = ytr.mean(), ytr.std()
+    return (Xtr - mu) / sd, (Xte - mu) / sd, (ytr - ym) / ys, (yte - ym) / ys
+
+
+def rmse(y: np.ndarray, pred: np.ndarray) -> float:
+    return float(np.sqrt(np.mean((np.asarray(y) - np.asarray(pred)) ** 2)))
+
+
+def seeds(random_state: Any, n: int) -> list[int]:
+    """``n`` integer seeds derived from ``random_state`` (for repeated splits)."""
+    rng = np.random.RandomState(random_state if isinstance(random_state, int) else None)
+    return [int(s) for s in rng.randint(0, 2**31 - 1, size=n)]
