@@ -110,7 +110,8 @@ class Kernel:
         nested: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
             head, sep, tail = key.partition("__")
-            if key not in valid and head not in valid:
+            # a nested key must go through a sub-kernel; a plain key must be a parameter
+            if not (isinstance(valid.get(head), Kernel) if sep else key in valid):
                 raise ValueError(
                     f"invalid parameter {key!r} for {type(self).__name__}; "
                     f"valid parameters: {sorted(valid)}"
@@ -234,7 +235,7 @@ class Kernel:
 
     def diag(self, X: Any) -> np.ndarray:
         """``k(X[i], X[i])`` for each ``i``, without forming the Gram matrix."""
-        return self._diag(self._check_input(X))
+        return self._diag(self._check_pair(X, None)[0])  # same checks as k(X), e.g. ARD size
 
     def gradient(self, X: Any) -> np.ndarray:
         """``dK/dtheta`` on ``X``, shape ``(n, n, n_dims)``."""
@@ -281,6 +282,7 @@ class Kernel:
             from kernelkit.kernels.simple import Constant
 
             return Sum(self, Constant(float(other), value_bounds="fixed")) if other else self
+        _reject_bad_number(other, "kernel + c")
         return NotImplemented
 
     __radd__ = __add__
@@ -290,6 +292,7 @@ class Kernel:
             return Product(self, other)
         if _is_nonneg_number(other):
             return Scaled(self, float(other))
+        _reject_bad_number(other, "c * kernel")
         return NotImplemented
 
     __rmul__ = __mul__
@@ -305,7 +308,7 @@ class Kernel:
         args = ", ".join(
             f"{k}={_short(v)}"
             for k, v in self.get_params(deep=False).items()
-            if not k.endswith("_bounds") or v == "fixed"
+            if not k.endswith("_bounds") or (isinstance(v, str) and v == "fixed")
         )
         return f"{type(self).__name__}({args})"
 
@@ -316,6 +319,12 @@ def _short(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
     return repr(v)
+
+
+def _reject_bad_number(x: Any, what: str) -> None:
+    """A real number that is negative or not finite would break positive definiteness."""
+    if isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool):
+        raise ValueError(f"{what} needs a finite constant c >= 0, got {x!r}")
 
 
 def _is_nonneg_number(x: Any) -> bool:
@@ -378,7 +387,9 @@ class _Combination(Kernel):
 
     def _check_input(self, X: Any, name: str = "X") -> Any:
         if self.requires_vector_input:
-            return super()._check_input(X, name)
+            X = super()._check_input(X, name)
+        for k in self._children():  # each child's own checks (zero vectors, index ranges, ...)
+            k._check_input(X, name)
         return X
 
     def _check_n_features(self, d: int) -> None:
@@ -617,13 +628,20 @@ class Composed(_Combination):
         return False
 
     def _map(self, X: Any) -> Any:
-        Z = self.phi(X)
-        return self.kernel._check_input(Z, "phi(X)")
+        Z = self.kernel._check_input(self.phi(X), "phi(X)")
+        if self.kernel.requires_vector_input:
+            self.kernel._check_n_features(Z.shape[1])
+        return Z
+
+    def _check_input(self, X: Any, name: str = "X") -> Any:
+        # X is whatever phi accepts; the inner kernel checks phi(X) in _map
+        if X is None or (hasattr(X, "__len__") and len(X) == 0):
+            raise ValueError(f"{name} is empty; at least one sample is required")
+        return X
 
     def _check_pair(self, X: Any, Y: Any) -> tuple[Any, Any]:
-        if X is None or (hasattr(X, "__len__") and len(X) == 0):
-            raise ValueError("X is empty; at least one sample is required")
-        return X, (X if Y is None else Y)
+        X = self._check_input(X, "X")
+        return X, (X if Y is None else self._check_input(Y, "Y"))
 
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
         ZX = self._map(X)
@@ -639,9 +657,6 @@ class Composed(_Combination):
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         return self.kernel._gradient_dot(self._map(X), W)
-
-    def diag(self, X: Any) -> np.ndarray:
-        return self._diag(X)
 
     def __repr__(self) -> str:
         name = getattr(self.phi, "__name__", type(self.phi).__name__)

@@ -33,7 +33,8 @@ def median_heuristic(X: Any, *, max_samples: int = 2000, random_state: Any = Non
         X = X[rng.choice(X.shape[0], max_samples, replace=False)]
     D = sq_dist(X.astype(np.float64))
     iu = np.triu_indices(X.shape[0], k=1)
-    med = float(np.sqrt(np.median(D[iu])))
+    # the median of the distances, not sqrt(median of squares): they differ for even counts
+    med = float(np.median(np.sqrt(D[iu])))
     if med == 0.0:
         raise ValueError("all rows of X are identical; the median distance is 0")
     return med

@@ -120,7 +120,10 @@ class Precomputed(Kernel):
         return idx
 
     def _gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        # inside a sum or product the indices arrive checked but unconverted (list, (n, 1))
+        X, Y = np.asarray(X).reshape(-1), np.asarray(Y).reshape(-1)
         return self._G[np.ix_(X, Y)]
 
     def _diag(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X).reshape(-1)
         return self._G[X, X]

@@ -141,6 +141,8 @@ class Stationary(Kernel):
             out["variance"] = np.array([v * np.vdot(W, K0)])
         for hp, dK in zip(self._extra_hyperparameters(), self._extra_gradients(S, K0), strict=True):
             out[hp.name] = np.array([np.vdot(W, dK)])
+        if not out:  # every hyperparameter fixed
+            return np.empty(0)
         return np.concatenate([out[hp.name] for hp in self.free_hyperparameters])
 
     def _gradient(self, X: np.ndarray) -> np.ndarray:
@@ -266,7 +268,11 @@ class Matern(Stationary):
         z = math.sqrt(2.0 * nu) * r
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             logc = (1.0 - nu) * math.log(2.0) - special.gammaln(nu) + math.log(scale)
-            out = np.exp(logc + order * np.log(z) + np.log(special.kve(order, z)) - z)
+            logk = np.log(special.kve(order, z)) - z
+            if order >= _DEBYE_MIN_ORDER:  # K_order overflows well away from z = 0
+                bad = ~np.isfinite(logk) & (z > 0)
+                logk[bad] = _log_kv_debye(order, z[bad])
+            out = np.exp(logc + order * np.log(z) + logk)
         small = ~np.isfinite(out) | (z == 0)
         if np.any(small):  # the z -> 0 limit
             if order > 0:
@@ -299,6 +305,41 @@ class Matern(Stationary):
         # d/dz (z^nu K_nu(z)) = -z^nu K_{nu-1}(z)  =>  g = c * 2 nu * z^(nu-1) K_(nu-1)(z)
         nu = float(self.nu)
         return self._bessel(r, nu - 1.0, scale=2.0 * nu)
+
+
+#: From this order on, K_order(z) can overflow float64 where the Matérn kernel is far from
+#: its z -> 0 limit (e.g. nu = 200 for r < 0.2), so there log K comes from the Debye
+#: expansion, whose error is below 1e-10 here.
+_DEBYE_MIN_ORDER = 50.0
+
+
+def _log_kv_debye(nu: float, z: np.ndarray) -> np.ndarray:
+    """``log K_nu(z)`` by the uniform asymptotic (Debye) expansion for large ``nu``.
+
+    Abramowitz & Stegun 9.7.8 with the polynomials u_1..u_4 of 9.3.9-9.3.10.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    t = z / nu
+    s = np.sqrt(1.0 + t * t)
+    p2 = 1.0 / (s * s)
+    p = np.sqrt(p2)
+    eta = s + np.log(t / (1.0 + s))
+    u1 = p * (3.0 - 5.0 * p2) / 24.0
+    u2 = p2 * (81.0 - 462.0 * p2 + 385.0 * p2**2) / 1152.0
+    u3 = p * p2 * (30375.0 - 369603.0 * p2 + 765765.0 * p2**2 - 425425.0 * p2**3) / 414720.0
+    u4 = (
+        p2**2
+        * (
+            4465125.0
+            - 94121676.0 * p2
+            + 349922430.0 * p2**2
+            - 446185740.0 * p2**3
+            + 185910725.0 * p2**4
+        )
+        / 39813120.0
+    )
+    series = 1.0 - u1 / nu + u2 / nu**2 - u3 / nu**3 + u4 / nu**4
+    return 0.5 * np.log(np.pi / (2.0 * nu)) - nu * eta - 0.5 * np.log(s) + np.log(series)
 
 
 class Laplace(Matern):
@@ -368,6 +409,8 @@ class RationalQuadratic(Stationary):
         return np.exp(s, out=s)
 
     def _extra_gradients(self, s: np.ndarray, K0: np.ndarray) -> list[np.ndarray]:
+        if not self._extra_hyperparameters():  # alpha fixed
+            return []
         # d log f / d log alpha = alpha * (u / (1 + u) - log(1 + u)),  u = s / (2 alpha)
         a = float(self.alpha)
         u = s / (2.0 * a)
