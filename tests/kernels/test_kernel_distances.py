@@ -23,7 +23,7 @@ def block_mode(request, monkeypatch):
     """Run with the library's constants, with 3-row blocks, and with 3-row blocks spread
     over 4 threads (the thresholds are read when map_sq_dist runs)."""
     if request.param != "default":
-        monkeypatch.setattr(_blocks, "_BLOCK_ELEMENTS", 3 * 37)
+        monkeypatch.setattr(_blocks, "_TILE", 7)
     if request.param == "tiny_blocks_threads":
         monkeypatch.setattr(_blocks, "_THREAD_MIN_ELEMENTS", 1)
         monkeypatch.setattr(_blocks, "_n_workers", lambda: 4)
@@ -88,7 +88,7 @@ def test_rbf_on_timestamps_equals_sklearn() -> None:
 
 
 def test_map_sq_dist_applies_fn_in_blocks(monkeypatch) -> None:
-    monkeypatch.setattr(_blocks, "_BLOCK_ELEMENTS", 50)
+    monkeypatch.setattr(_blocks, "_TILE", 5)
     monkeypatch.setattr(_blocks, "_THREAD_MIN_ELEMENTS", 1)
     monkeypatch.setattr(_blocks, "_n_workers", lambda: 3)
     rng = np.random.default_rng(0)
@@ -102,7 +102,9 @@ def test_map_sq_dist_applies_fn_in_blocks(monkeypatch) -> None:
         return np.exp(D, out=D)
 
     np.testing.assert_allclose(_blocks.map_sq_dist(X, Y, in_place), ref, rtol=1e-12)
-    assert len(calls) == 17 and all(c[1] == 20 for c in calls)  # 2-row blocks of 20 columns
+    # 5 x 5 tiles: 7 row blocks x 4 column blocks, the last row block 3 rows high
+    assert len(calls) == 28 and all(c[0] <= 5 and c[1] <= 5 for c in calls)
+    assert sum(c[0] * c[1] for c in calls) == 33 * 20
     # a function that returns a new array is copied back
     np.testing.assert_allclose(_blocks.map_sq_dist(X, Y, lambda D: np.exp(-D)), ref, rtol=1e-12)
     out = np.empty((33, 20))
@@ -122,11 +124,26 @@ def test_map_sq_dist_dtypes_and_empty() -> None:
     np.testing.assert_allclose(_blocks.sq_dist(X), _blocks.map_sq_dist(X, X))
 
 
+def test_symmetric_case_computes_upper_tiles_only(monkeypatch) -> None:
+    monkeypatch.setattr(_blocks, "_TILE", 4)
+    X = np.random.default_rng(1).standard_normal((10, 3))
+    calls = []
+
+    def record(D):
+        calls.append(D.shape)
+        return D
+
+    D = _blocks.map_sq_dist(X, X, record)
+    assert len(calls) == 6  # 3 x 3 tile grid, upper triangle with the diagonal
+    np.testing.assert_array_equal(D, D.T)
+    np.testing.assert_allclose(D, cdist(X, X, "sqeuclidean"), rtol=1e-10, atol=1e-12)
+
+
 def test_kernels_unchanged_by_blocking(monkeypatch) -> None:
     rng = np.random.default_rng(3)
     X = rng.standard_normal((57, 3))
     ref = {k: k(X) for k in (RBF([0.5, 1.0, 2.0]), Matern(1.2, nu=0.7))}
-    monkeypatch.setattr(_blocks, "_BLOCK_ELEMENTS", 60)
+    monkeypatch.setattr(_blocks, "_TILE", 6)
     monkeypatch.setattr(_blocks, "_THREAD_MIN_ELEMENTS", 1)
     monkeypatch.setattr(_blocks, "_n_workers", lambda: 4)
     for k, K in ref.items():
