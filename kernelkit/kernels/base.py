@@ -251,6 +251,18 @@ class Kernel:
             raise ValueError(f"W must have shape ({n}, {n}), got {W.shape}")
         return self._gradient_dot(X, W)
 
+    def input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        """``d k(X[a], Y[b]) / d X[a]``, shape ``(n, m, d)``.
+
+        The derivative with respect to the first argument, as acquisition functions need
+        for gradient-based search (``Y`` the training inputs, ``X`` the candidates).
+        """
+        X, Y = self._check_pair(X, Y)
+        return self._input_gradient(X, Y)
+
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} does not provide input gradients")
+
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
         raise NotImplementedError
 
@@ -430,6 +442,9 @@ class Sum(_Combination):
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         return np.concatenate([self.k1._gradient_dot(X, W), self.k2._gradient_dot(X, W)])
 
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        return self.k1._input_gradient(X, Y) + self.k2._input_gradient(X, Y)
+
     @property
     def is_stationary(self) -> bool:
         return self.k1.is_stationary and self.k2.is_stationary
@@ -468,6 +483,13 @@ class Product(_Combination):
         # d(K1 K2) = dK1 K2 + K1 dK2, so contract each child with W weighted by the other.
         K1, K2 = self.k1._gram(X, X), self.k2._gram(X, X)
         return np.concatenate([self.k1._gradient_dot(X, W * K2), self.k2._gradient_dot(X, W * K1)])
+
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        K1, K2 = self.k1._gram(X, Y), self.k2._gram(X, Y)
+        return (
+            self.k1._input_gradient(X, Y) * K2[:, :, None]
+            + self.k2._input_gradient(X, Y) * K1[:, :, None]
+        )
 
     @property
     def is_stationary(self) -> bool:
@@ -509,6 +531,9 @@ class Scaled(_Combination):
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         return self.kernel._gradient_dot(X, self.scale * W)
+
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        return self.scale * self.kernel._input_gradient(X, Y)
 
     @property
     def is_stationary(self) -> bool:
@@ -565,6 +590,10 @@ class Polynomial_of(_Combination):
         dq = self._q(self.kernel._gram(X, X), derivative=True)
         return self.kernel._gradient_dot(X, W * dq)
 
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        dq = self._q(self.kernel._gram(X, Y), derivative=True)
+        return self.kernel._input_gradient(X, Y) * dq[:, :, None]
+
     @property
     def is_stationary(self) -> bool:
         return self.kernel.is_stationary
@@ -594,6 +623,9 @@ class Exponential_of(_Combination):
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         return self.kernel._gradient_dot(X, W * self._gram(X, X))
+
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        return self.kernel._input_gradient(X, Y) * self._gram(X, Y)[:, :, None]
 
     @property
     def is_stationary(self) -> bool:

@@ -50,6 +50,10 @@ class Constant(Kernel):
             return np.empty(0)
         return np.array([float(self.value) * W.sum()])
 
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        X = np.asarray(X)
+        return np.zeros((len(X), len(Y), X.shape[1] if X.ndim == 2 else 1))
+
 
 class White(Kernel):
     """White-noise kernel: ``noise_level`` on the diagonal of ``k(X)``, 0 elsewhere.
@@ -91,6 +95,11 @@ class White(Kernel):
             return np.empty(0)
         return np.array([float(self.noise_level) * np.trace(W)])
 
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        # noise belongs to observations: k(x, y) does not vary with a candidate x
+        X = np.asarray(X)
+        return np.zeros((len(X), len(Y), X.shape[1] if X.ndim == 2 else 1))
+
 
 class Linear(Kernel):
     """Linear kernel ``variance * <x, y>``."""
@@ -121,6 +130,9 @@ class Linear(Kernel):
         if self.n_dims == 0:
             return np.empty(0)
         return np.array([np.vdot(W, self._gram(X, X))])
+
+    def _input_gradient(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(float(self.variance) * Y[None, :, :], (len(X), *Y.shape)).copy()
 
 
 class Polynomial(Kernel):
@@ -186,6 +198,11 @@ class Polynomial(Kernel):
         if not parts:
             return np.zeros((len(X), len(X), 0))
         return np.stack(parts, axis=2)
+
+    def _input_gradient(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        base = self.gamma * (X @ Y.T) + self.coef0
+        dbase = self.degree * base ** (self.degree - 1) * self.gamma
+        return dbase[:, :, None] * Y[None, :, :]
 
 
 class Angular(Kernel):

@@ -145,6 +145,14 @@ class Stationary(Kernel):
             return np.empty(0)
         return np.concatenate([out[hp.name] for hp in self.free_hyperparameters])
 
+    def _input_gradient(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        # dk/dx = variance * f'(r) dr/dx = -variance * g(r) * (x - y) / l^2
+        Z, W = self._scaled(X), self._scaled(Y)
+        G = self._g(map_sq_dist(Z, W))
+        G *= -float(self.variance)
+        ls = np.asarray(self.lengthscale, dtype=X.dtype)
+        return G[:, :, None] * ((Z[:, None, :] - W[None, :, :]) / ls)
+
     def _gradient(self, X: np.ndarray) -> np.ndarray:
         Z = self._scaled(X)
         S = map_sq_dist(Z, Z)

@@ -156,3 +156,25 @@ def test_theta_round_trips(case: Case) -> None:
     K2 = k2(X)
     k.theta = new
     np.testing.assert_allclose(k(X), K2, rtol=1e-14)
+
+
+# --------------------------------------------------------------------------- input gradients
+#: kernels whose derivative in x is not provided (a clear NotImplementedError instead)
+NO_INPUT_GRADIENT = {"angular", "angular_sum", "compose", "compose_ard"}
+
+
+@pytest.mark.parametrize("case", VECTOR_CASES, ids=repr)
+def test_input_gradient_matches_central_differences(case: Case) -> None:
+    rng = np.random.default_rng(11)
+    d = min(3, case.max_d)
+    k = case.build(Draw(rng=rng), d)
+    X, Y = rng.standard_normal((4, d)), rng.standard_normal((6, d))  # no coincident points
+    if case.name in NO_INPUT_GRADIENT:
+        with pytest.raises(NotImplementedError, match="input gradients"):
+            k.input_gradient(X, Y)
+        return
+    G = k.input_gradient(X, Y)
+    assert G.shape == (4, 6, d)
+    h = 1e-6
+    F = np.stack([(k(X + h * e, Y) - k(X - h * e, Y)) / (2 * h) for e in np.eye(d)], axis=2)
+    np.testing.assert_allclose(G, F, rtol=1e-5, atol=1e-7 * max(1.0, np.abs(k(X, Y)).max()))
