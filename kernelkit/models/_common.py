@@ -1,0 +1,90 @@
+"""Input handling shared by the kernel estimators: resolving ``kernel`` and checking ``X``.
+
+A kernel estimator sees three kinds of input, decided by its ``kernel`` argument:
+
+* a kernel on vectors (``requires_vector_input``): ``X`` is a 2-D numeric array;
+* a kernel on objects (sets, graphs, ...): ``X`` is a list of objects, kept as given;
+* the string ``"precomputed"``: ``X`` is a Gram matrix, square in ``fit`` and of shape
+  ``(n_test, n_train)`` at prediction time (scikit-learn's convention).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kernelkit._validation import check_array
+from kernelkit.kernels import RBF, Kernel
+
+PRECOMPUTED = "precomputed"
+
+
+def resolve_kernel(kernel: Any) -> Kernel | str:
+    """``None`` -> ``RBF()``; a :class:`Kernel` or ``"precomputed"`` as is; else TypeError."""
+    if kernel is None:
+        return RBF()
+    if isinstance(kernel, str):
+        if kernel == PRECOMPUTED:
+            return kernel
+        raise ValueError(f"kernel must be a Kernel object or 'precomputed', got {kernel!r}")
+    if not isinstance(kernel, Kernel):
+        raise TypeError(
+            f"kernel must be a kernelkit Kernel object or 'precomputed', "
+            f"got {type(kernel).__name__}"
+        )
+    return kernel
+
+
+def n_objects(X: Any) -> int:
+    return X.shape[0] if isinstance(X, np.ndarray) else len(X)
+
+
+def check_fit_input(X: Any, kernel: Kernel | str, name: str = "X") -> Any:
+    """Validate training inputs for ``kernel``; returns the array / the list of objects."""
+    if kernel == PRECOMPUTED:
+        X = check_array(X, name, dtype=np.float64)
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"with kernel='precomputed', {name} must be a square Gram matrix, "
+                f"got shape {X.shape}"
+            )
+        return X
+    assert isinstance(kernel, Kernel)
+    if kernel.requires_vector_input:
+        return check_array(X, name)
+    return check_objects(X, name)
+
+
+def check_objects(X: Any, name: str = "X") -> Any:
+    """A non-empty sized collection of objects (list of sets, graphs, ...)."""
+    if X is None or isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
+        raise TypeError(f"{name} must be a list of objects, got {type(X).__name__}")
+    if len(X) == 0:
+        raise ValueError(f"{name} is empty; at least one sample is required")
+    return X
+
+
+def check_predict_input(
+    X: Any, kernel: Kernel | str, n_train: int, n_features: int | None, name: str = "X"
+) -> Any:
+    """Validate test inputs against what ``fit`` saw."""
+    if kernel == PRECOMPUTED:
+        X = check_array(X, name, dtype=np.float64)
+        if X.shape[1] != n_train:
+            raise ValueError(
+                f"with kernel='precomputed', {name} must have shape (n_test, n_train) = "
+                f"(?, {n_train}), got {X.shape}"
+            )
+        return X
+    assert isinstance(kernel, Kernel)
+    if kernel.requires_vector_input:
+        return check_array(X, name, n_features=n_features)
+    return check_objects(X, name)
+
+
+def take(X: Any, idx: np.ndarray) -> Any:
+    """Rows ``idx`` of an array, or the corresponding items of a list of objects."""
+    if isinstance(X, np.ndarray):
+        return X[idx]
+    return [X[i] for i in idx]

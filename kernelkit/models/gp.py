@@ -1,0 +1,534 @@
+"""Gaussian process regression with hyperparameters fitted by maximum marginal likelihood."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+from scipy.linalg import blas, lapack
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.exceptions import ConvergenceWarning
+
+from kernelkit._validation import (
+    check_in,
+    check_int,
+    check_positive,
+    check_random_state,
+    check_target,
+)
+from kernelkit.kernels import Kernel
+from kernelkit.models._common import (
+    PRECOMPUTED,
+    check_fit_input,
+    check_predict_input,
+    n_objects,
+    resolve_kernel,
+)
+from kernelkit.models._linalg import cholesky_jitter
+from kernelkit.models._threads import LapackThreads
+
+__all__ = ["GaussianProcessRegressor"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+def _noisy_gram(kernel: Kernel, X: Any, noise: float) -> np.ndarray:
+    K = kernel(X)
+    K[np.diag_indices_from(K)] += noise
+    return K
+
+
+def _lml(
+    kernel: Kernel,
+    X: Any,
+    y: np.ndarray,
+    noise: float,
+    fit_noise: bool,
+    eval_gradient: bool,
+    threads: LapackThreads | None = None,
+) -> tuple[float, np.ndarray]:
+    """Log marginal likelihood (Algorithm 2 of the assignment) and its gradient.
+
+    The gradient is with respect to ``[kernel.theta, log noise]`` (the last entry only if
+    ``fit_noise``). A matrix that is not numerically positive definite gives ``-inf``
+    and a zero gradient, so that an optimiser backs off instead of crashing. ``threads``
+    chooses the BLAS threads of the two LAPACK calls (see :mod:`._threads`).
+    """
+    if threads is None:
+        threads = LapackThreads()  # not entered: a no-op
+    n = y.shape[0]
+    n_theta = kernel.n_dims + int(fit_noise)
+    fail = (-np.inf, np.zeros(n_theta))
+    K = _noisy_gram(kernel, X, noise)
+    # K is symmetric, so K.T (a Fortran-ordered view) can be factorised in place as
+    # U^T U; the C-ordered view of U is then the lower factor L, with no n x n copy.
+    # Non-finite entries make the factorisation fail or the result non-finite (checked).
+    try:
+        with threads.lapack(timed=True):
+            U = scipy.linalg.cholesky(K.T, lower=False, overwrite_a=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return fail
+    # Algorithm 2 with L = U^T: alpha = L^T \ (L \ y) (on U, Fortran-ordered: no copy), and
+    # log p(y|X) = -1/2 y^T alpha - sum_i log L_ii - n/2 log 2 pi
+    alpha = scipy.linalg.cho_solve((U, False), y, check_finite=False)
+    lml = -0.5 * float(y @ alpha) - float(np.log(np.diagonal(U)).sum()) - 0.5 * n * _LOG_2PI
+    if not np.isfinite(lml):
+        return fail
+    if not eval_gradient:
+        return lml, np.empty(0)
+    # d lml / d theta_p = 1/2 tr((alpha alpha^T - K^-1) dK/dtheta_p) = sum_ij W_ij dK_ij
+    # (Rasmussen & Williams eq. 5.9). dpotri overwrites U with the upper triangle of
+    # K^-1 in Fortran order, i.e. its lower triangle in C order; the other triangle
+    # stays 0. As dK is symmetric, any matrix with the right symmetric part gives the
+    # same sums, so K^-1 enters as its lower triangle with the diagonal halved (the
+    # off-diagonal entries then count twice, as in the full matrix). The contraction is
+    # linear, so the kernel receives -W = tril(K^-1) - diag(K^-1)/2 - 1/2 alpha alpha^T
+    # and the sign is flipped afterwards, saving a pass over the n x n matrix.
+    with threads.lapack():
+        Kinv_f, info = lapack.dpotri(U, lower=0, overwrite_c=1)
+    if info != 0:
+        return fail
+    Kinv_f[np.diag_indices(n)] *= 0.5
+    # -= 1/2 alpha alpha^T in place (a symmetric update, so the memory order is moot)
+    W_neg = blas.dger(-0.5, alpha, alpha, a=Kinv_f, overwrite_a=1).T
+    grad = np.empty(n_theta)
+    if kernel.n_dims:
+        grad[: kernel.n_dims] = kernel.gradient_dot(X, W_neg)
+        grad[: kernel.n_dims] *= -1.0
+    if fit_noise:  # dK_y / d log(noise) = noise * I
+        grad[-1] = -noise * float(np.trace(W_neg))
+    if not np.isfinite(grad).all():
+        return fail
+    return lml, grad
+
+
+class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
+    """Gaussian process regression, Algorithm 2 of the assignment.
+
+    Observations ``y = f(x) + eps`` with ``f ~ GP(0, k)`` and Gaussian noise of variance
+    ``noise``. With ``L = chol(K + noise I)`` and ``alpha = L^T \\ (L \\ y)``, the
+    predictive mean is ``k_*^T alpha``, the variance ``k_** - v^T v`` with
+    ``v = L \\ k_*`` (assignment eqs. 2.2-2.3), and the log marginal likelihood
+    ``-1/2 y^T alpha - sum_i log L_ii - n/2 log 2 pi`` (eq. 2.4).
+
+    ``fit`` maximises the log marginal likelihood over ``[kernel.theta, log noise]``
+    with L-BFGS-B and the analytic gradient
+    ``1/2 tr((alpha alpha^T - K_y^-1) dK_y/dtheta)``, evaluated through
+    ``kernel.gradient_dot`` so that the ``n x n x p`` derivative tensor is never formed.
+    One evaluation costs a Cholesky factorisation and an inverse from the factor
+    (LAPACK ``dpotri``), both ``O(n^3)``.
+
+    Parameters
+    ----------
+    kernel : Kernel, default=None
+        Prior covariance of ``f``; ``None`` means ``RBF()``. Its hyperparameters are the
+        starting point of the fit (and are used as is when ``optimizer=None``). Kernels
+        on objects take lists of objects as ``X``; a precomputed Gram matrix can be
+        wrapped in :class:`~kernelkit.kernels.Precomputed` with integer indices as ``X``.
+    noise : float, default=1e-2
+        Variance of the Gaussian observation noise (on the normalised scale when
+        ``normalize_y``), the starting value when it is fitted. ``1e-2`` is 1 % of the
+        default kernel's unit variance: small enough not to wash out a clean signal,
+        large enough that ``K + noise I`` is well conditioned from the first iteration.
+    noise_bounds : (float, float) or "fixed", default=(1e-8, 1e5)
+        Bounds of the fitted noise variance; ``"fixed"`` keeps ``noise`` as given.
+    normalize_y : bool, default=False
+        Standardise ``y`` (subtract its mean, divide by its standard deviation) before
+        fitting; predictions, standard deviations and covariances are returned on the
+        original scale.
+    n_restarts : int, default=0
+        Extra optimiser runs from starting points drawn log-uniformly within the
+        bounds; the best optimum is kept.
+    optimizer : {"lbfgs", None}, default="lbfgs"
+        ``None`` keeps the hyperparameters fixed.
+    random_state : int, RandomState or None
+        Seeds the restart points.
+
+    Attributes
+    ----------
+    kernel_ : Kernel
+        Copy of ``kernel`` with the fitted hyperparameters.
+    noise_ : float
+        Fitted noise variance (normalised scale when ``normalize_y``).
+    theta_ : ndarray
+        Fitted ``[kernel_.theta, log noise_]`` (without the noise when it is fixed).
+    theta_names_ : list of str
+        Names of the entries of ``theta_``.
+    X_train_ : array or list
+        Training inputs.
+    y_train_ : ndarray
+        Training targets, as given.
+    y_train_mean_, y_train_std_ : float
+        Normalisation of ``y`` (0 and 1 unless ``normalize_y``).
+    L_ : ndarray of shape (n, n)
+        Lower Cholesky factor of ``K + noise_ I`` (plus jitter, if any was needed).
+    jitter_ : float
+        Jitter added to the diagonal before the final factorisation (0.0 if none).
+    alpha_ : ndarray of shape (n,)
+        ``(K + noise_ I)^-1 y`` for the (normalised) targets.
+    log_marginal_likelihood_value_ : float
+        Log marginal likelihood at ``theta_`` (of the normalised targets).
+    optimizer_result_ : scipy.optimize.OptimizeResult or None
+        Result of the best optimiser run.
+
+    See Also
+    --------
+    KernelRidge : the same predictive mean, without variances or hyperparameter fitting.
+
+    Notes
+    -----
+    Rasmussen & Williams (2006), Algorithm 2.1 and eq. 5.9; Rowland (2018) eq. 5.4.
+    Before ``fit``, ``predict`` and ``sample_y`` use the prior (zero mean, covariance
+    ``kernel``), as scikit-learn does.
+
+    A Cholesky failure at an optimiser iterate counts as ``-inf`` likelihood (the line
+    search backs off); the final factorisation uses jitter with a
+    :class:`~kernelkit.models.NumericalWarning`, or raises ``LinAlgError`` with advice.
+    If the starting point itself cannot be factorised, the optimiser cannot move and
+    the start is kept (with a ``ConvergenceWarning``).
+
+    During ``fit`` every BLAS pool runs on one thread except the two LAPACK calls of
+    each evaluation (for n >= 1000), whose thread count is chosen by timing, since
+    multi-threaded LAPACK collapses when other processes hold cores; see
+    ``kernelkit/models/_threads.py``. For n >= 1000 this can change round-off between
+    runs; ``threadpoolctl.threadpool_limits(1)`` around ``fit`` makes it bitwise
+    reproducible.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.models import GaussianProcessRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(0, 5, size=(30, 1))
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.randn(30)
+    >>> gp = GaussianProcessRegressor(RBF(lengthscale=1.0)).fit(X, y)
+    >>> mean, std = gp.predict([[2.5]], return_std=True)
+    >>> bool(abs(mean[0] - np.sin(2.5)) < 3 * std[0] + 0.1)
+    True
+    >>> gp.theta_names_
+    ['lengthscale', 'variance', 'noise']
+    """
+
+    def __init__(
+        self,
+        kernel: Any = None,
+        *,
+        noise: float = 1e-2,
+        noise_bounds: Any = (1e-8, 1e5),
+        normalize_y: bool = False,
+        n_restarts: int = 0,
+        optimizer: str | None = "lbfgs",
+        random_state: Any = None,
+    ):
+        self.kernel = kernel
+        self.noise = noise
+        self.noise_bounds = noise_bounds
+        self.normalize_y = normalize_y
+        self.n_restarts = n_restarts
+        self.optimizer = optimizer
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ parameters
+    def _check_params(self) -> None:
+        if np.ndim(self.noise) != 0:
+            raise ValueError(f"noise must be a positive scalar, got {self.noise!r}")
+        check_positive(self.noise, "noise")
+        nb = self.noise_bounds
+        if not (isinstance(nb, str) and nb == "fixed"):
+            try:
+                lo, hi = (float(b) for b in nb)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"noise_bounds must be 'fixed' or a pair (low, high), got {nb!r}"
+                ) from None
+            if not (0 < lo <= hi < np.inf):
+                raise ValueError(f"noise_bounds must satisfy 0 < low <= high < inf, got {nb!r}")
+        if not isinstance(self.normalize_y, (bool, np.bool_)):
+            raise TypeError(f"normalize_y must be a bool, got {type(self.normalize_y).__name__}")
+        check_int(self.n_restarts, "n_restarts", minimum=0)
+        check_in(self.optimizer, "optimizer", ("lbfgs", None))
+
+    @property
+    def _fit_noise(self) -> bool:
+        return not (isinstance(self.noise_bounds, str) and self.noise_bounds == "fixed")
+
+    def _resolve(self) -> Kernel:
+        kernel = resolve_kernel(self.kernel)
+        if kernel == PRECOMPUTED:
+            raise ValueError(
+                "GaussianProcessRegressor needs kernel values at test points too; wrap a "
+                "precomputed Gram matrix in kernelkit.kernels.Precomputed and pass "
+                "integer indices as X"
+            )
+        assert isinstance(kernel, Kernel)
+        return kernel
+
+    @staticmethod
+    def _split(
+        theta: np.ndarray, kernel: Kernel, fixed_noise: float | None
+    ) -> tuple[np.ndarray, float]:
+        """``theta`` -> (kernel theta, noise); ``fixed_noise`` when the noise is not in it."""
+        if fixed_noise is None:
+            return theta[: kernel.n_dims], float(np.exp(theta[-1]))
+        return theta, fixed_noise
+
+    def _y_normalised(self) -> np.ndarray:
+        return (self.y_train_ - self.y_train_mean_) / self.y_train_std_
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any) -> GaussianProcessRegressor:
+        """Maximise the log marginal likelihood and factorise ``K + noise I``."""
+        self._check_params()
+        kernel = self._resolve().clone()
+        X = check_fit_input(X, kernel)
+        y = check_target(y, n_objects(X))
+        if self.normalize_y:
+            mean, std = float(np.mean(y)), float(np.std(y))
+            std = std if std > 0 else 1.0
+        else:
+            mean, std = 0.0, 1.0
+        yn = (y - mean) / std
+
+        fit_noise = self._fit_noise
+        theta0 = kernel.theta
+        bounds = kernel.bounds
+        if fit_noise:
+            theta0 = np.append(theta0, math.log(float(self.noise)))
+            bounds = np.vstack([bounds, np.log(np.asarray(self.noise_bounds, dtype=float))])
+        result = None
+        if self.optimizer is not None and theta0.size:
+            # a start outside the bounds is moved onto them
+            start = np.clip(theta0, bounds[:, 0], bounds[:, 1])
+            result = self._optimise(kernel, X, yn, start, bounds)
+        if result is not None and np.isfinite(result.fun):
+            theta = result.x
+            k_theta, noise = self._split(theta, kernel, None if fit_noise else float(self.noise))
+            kernel.theta = k_theta
+        else:  # the given hyperparameters, exactly (no round trip through logarithms)
+            theta, noise = theta0, float(self.noise)
+
+        L, self.jitter_ = cholesky_jitter(
+            _noisy_gram(kernel, X, noise), name="K + noise*I", return_jitter=True
+        )
+        alpha = scipy.linalg.cho_solve((L, True), yn, check_finite=False)
+        lml = -0.5 * float(yn @ alpha) - float(np.log(np.diagonal(L)).sum())
+        lml -= 0.5 * yn.shape[0] * _LOG_2PI
+
+        self.kernel_ = kernel
+        self.noise_ = noise
+        self.theta_ = np.asarray(theta, dtype=float).copy()
+        self.theta_names_ = kernel.theta_names + (["noise"] if fit_noise else [])
+        self._noise_in_theta = fit_noise
+        self.X_train_ = X
+        self.y_train_ = y
+        self.y_train_mean_ = mean
+        self.y_train_std_ = std
+        self.L_ = L
+        self.alpha_ = alpha
+        self.log_marginal_likelihood_value_ = lml
+        self.optimizer_result_ = result
+        if kernel.requires_vector_input:
+            self.n_features_in_ = X.shape[1]
+        else:
+            self.__dict__.pop("n_features_in_", None)
+        return self
+
+    def _optimise(
+        self, kernel: Kernel, X: Any, y: np.ndarray, theta0: np.ndarray, bounds: np.ndarray
+    ) -> scipy.optimize.OptimizeResult:
+        work = kernel.clone()  # theta is set in place on this copy at each evaluation
+        fit_noise = self._fit_noise
+        fixed_noise = None if fit_noise else float(self.noise)
+        rng = check_random_state(self.random_state)
+        starts = [theta0] + [
+            rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(self.n_restarts)
+        ]
+        best = None
+        with LapackThreads(size=y.shape[0]) as threads:
+
+            def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+                k_theta, noise = self._split(theta, work, fixed_noise)
+                work.theta = k_theta
+                lml, grad = _lml(work, X, y, noise, fit_noise, True, threads)
+                return -lml, -grad
+
+            for start in starts:
+                res = scipy.optimize.minimize(
+                    objective, start, method="L-BFGS-B", jac=True, bounds=bounds
+                )
+                if best is None or res.fun < best.fun:
+                    best = res
+        assert best is not None
+        if not np.isfinite(best.fun):
+            warnings.warn(
+                "the log marginal likelihood could not be evaluated at any optimiser "
+                "iterate (K + noise*I was never positive definite); keeping the initial "
+                "hyperparameters",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        elif not best.success:
+            warnings.warn(
+                f"L-BFGS-B did not converge: {best.message}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return best
+
+    # ------------------------------------------------------------------ likelihood
+    def log_marginal_likelihood(
+        self, theta: Any = None, eval_gradient: bool = False
+    ) -> float | tuple[float, np.ndarray]:
+        """Log marginal likelihood of the training data (Algorithm 2 of the assignment).
+
+        Parameters
+        ----------
+        theta : array, optional
+            Full hyperparameter vector ``[kernel.theta, log noise]``, laid out as
+            ``theta_`` (see ``theta_names_``). ``None`` means the fitted ``theta_``.
+        eval_gradient : bool, default=False
+            Also return the gradient with respect to ``theta``.
+
+        Returns
+        -------
+        lml : float
+            ``-inf`` where ``K + noise I`` is not numerically positive definite.
+        grad : ndarray
+            Only when ``eval_gradient``.
+        """
+        if not hasattr(self, "X_train_"):
+            raise ValueError("log_marginal_likelihood needs training data; call fit first")
+        if theta is None:
+            if not eval_gradient:
+                return self.log_marginal_likelihood_value_
+            theta = self.theta_
+        theta = np.asarray(theta, dtype=float).ravel()
+        if theta.shape != self.theta_.shape:
+            raise ValueError(
+                f"theta has length {theta.shape[0]}, expected {self.theta_.shape[0]} "
+                f"({', '.join(self.theta_names_)})"
+            )
+        kernel = self.kernel_.clone()
+        k_theta, noise = self._split(theta, kernel, None if self._noise_in_theta else self.noise_)
+        kernel.theta = k_theta
+        lml, grad = _lml(
+            kernel, self.X_train_, self._y_normalised(), noise, self._noise_in_theta, eval_gradient
+        )
+        return (lml, grad) if eval_gradient else lml
+
+    # ------------------------------------------------------------------ prediction
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = False,
+        return_cov: bool = False,
+        include_noise: bool = False,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Predictive mean, and optionally standard deviation or covariance.
+
+        Parameters
+        ----------
+        X : array of shape (m, d) or list of objects
+        return_std, return_cov : bool
+            At most one of them.
+        include_noise : bool, default=False
+            Predict noisy observations ``y_*`` rather than ``f(x_*)``: adds the noise
+            variance to the variances / the covariance diagonal.
+
+        Returns
+        -------
+        mean : ndarray of shape (m,)
+        std : ndarray of shape (m,)
+            If ``return_std``.
+        cov : ndarray of shape (m, m)
+            If ``return_cov``.
+        """
+        if return_std and return_cov:
+            raise ValueError("return_std and return_cov cannot both be true")
+        if not hasattr(self, "X_train_"):  # the prior
+            self._check_params()
+            kernel = self._resolve()
+            X = check_fit_input(X, kernel)
+            mean = np.zeros(n_objects(X))
+            noise, scale, offset = float(self.noise), 1.0, 0.0
+            if return_cov:
+                cov = kernel(X)
+            elif return_std:
+                var = kernel.diag(X)
+        else:
+            kernel = self.kernel_
+            X = check_predict_input(
+                X, kernel, n_objects(self.X_train_), getattr(self, "n_features_in_", None)
+            )
+            noise, scale, offset = self.noise_, self.y_train_std_, self.y_train_mean_
+            Ks = kernel(X, self.X_train_)
+            mean = Ks @ self.alpha_  # k_*^T alpha
+            if return_cov or return_std:
+                V = scipy.linalg.solve_triangular(
+                    self.L_, Ks.T, lower=True, check_finite=False
+                )  # v = L \ k_*
+                if return_cov:
+                    cov = kernel(X)
+                    cov -= V.T @ V
+                else:
+                    var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
+        mean = mean * scale + offset
+        if return_cov:
+            if include_noise:
+                cov[np.diag_indices_from(cov)] += noise
+            return mean, cov * scale**2
+        if return_std:
+            var = np.maximum(var, 0.0)
+            if include_noise:
+                var = var + noise
+            return mean, np.sqrt(var) * scale
+        return mean
+
+    def sample_y(self, X: Any, n_samples: int = 1, random_state: Any = None) -> np.ndarray:
+        """Draw functions from the posterior (the prior before ``fit``) at ``X``.
+
+        Samples are ``mean + L z`` with ``L`` the Cholesky factor of the predictive
+        covariance and ``z`` standard normal. Posterior covariances are routinely
+        singular to round-off, so jitter (from ``1e-10`` up to ``1e-4`` times the mean
+        prior variance) is added silently when needed.
+
+        Returns
+        -------
+        ndarray of shape (m, n_samples)
+        """
+        check_int(n_samples, "n_samples", minimum=1)
+        mean, cov = self.predict(X, return_cov=True)
+        kernel = self.kernel_ if hasattr(self, "kernel_") else self._resolve()
+        scale = getattr(self, "y_train_std_", 1.0)
+        prior_var = float(np.mean(kernel.diag(X))) * scale**2
+        L = cholesky_jitter(
+            cov,
+            name="the predictive covariance",
+            warn=False,
+            jitter_scale=prior_var if prior_var > 0 else None,
+        )
+        rng = check_random_state(random_state)
+        Z = rng.standard_normal((mean.shape[0], n_samples))
+        return mean[:, None] + L @ Z
+
+    def log_predictive_density(self, X: Any, y: Any, *, average: bool = True) -> Any:
+        """Log predictive density ``log N(y | mu(x), sigma^2(x) + noise)`` of test data.
+
+        Parameters
+        ----------
+        X : array of shape (m, d) or list of objects
+        y : array of shape (m,)
+        average : bool, default=True
+            Return the mean over the ``m`` points (a float); otherwise the per-point
+            values, an array of shape ``(m,)``.
+        """
+        mean, std = self.predict(X, return_std=True, include_noise=True)
+        y = check_target(y, mean.shape[0])
+        var = std**2
+        lpd = -0.5 * (_LOG_2PI + np.log(var) + (y - mean) ** 2 / var)
+        return float(lpd.mean()) if average else lpd
