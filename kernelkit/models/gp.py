@@ -68,7 +68,7 @@ def _lml(
     # U^T U; the C-ordered view of U is then the lower factor L, with no n x n copy.
     # Non-finite entries make the factorisation fail or the result non-finite (checked).
     try:
-        with threads.lapack(timed=True):
+        with threads.lapack():
             U = scipy.linalg.cholesky(K.T, lower=False, overwrite_a=True, check_finite=False)
     except np.linalg.LinAlgError:
         return fail
@@ -192,11 +192,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     the start is kept (with a ``ConvergenceWarning``).
 
     During ``fit`` every BLAS pool runs on one thread except the two LAPACK calls of
-    each evaluation (for n >= 1000), whose thread count is chosen by timing, since
-    multi-threaded LAPACK collapses when other processes hold cores; see
-    ``kernelkit/models/_threads.py``. For n >= 1000 this can change round-off between
-    runs; ``threadpoolctl.threadpool_limits(1)`` around ``fit`` makes it bitwise
-    reproducible.
+    each evaluation, which use all BLAS threads for n >= 1000 (see
+    ``kernelkit/models/_threads.py``): NumPy's and SciPy's thread pools would otherwise
+    compete for the cores.
 
     Examples
     --------
