@@ -251,6 +251,19 @@ class Kernel:
             raise ValueError(f"W must have shape ({n}, {n}), got {W.shape}")
         return self._gradient_dot(X, W)
 
+    def gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """``k(X)`` and a function ``W -> gradient_dot(X, W)`` that reuses its work.
+
+        Marginal-likelihood fitting needs the Gram matrix first and the contraction with
+        a ``W`` that depends on it second; this avoids recomputing distances and
+        profiles for the second step. The returned ``K`` may be modified by the caller.
+        """
+        X = self._check_pair(X, None)[0]
+        return self._gram_and_gradient(X)
+
+    def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        return self._gram(X, X), lambda W: self._gradient_dot(X, W)
+
     def input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         """``d k(X[a], Y[b]) / d X[a]``, shape ``(n, m, d)``.
 
@@ -442,6 +455,11 @@ class Sum(_Combination):
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         return np.concatenate([self.k1._gradient_dot(X, W), self.k2._gradient_dot(X, W)])
 
+    def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K1, c1 = self.k1._gram_and_gradient(X)
+        K2, c2 = self.k2._gram_and_gradient(X)
+        return K1 + K2, lambda W: np.concatenate([c1(W), c2(W)])
+
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         return self.k1._input_gradient(X, Y) + self.k2._input_gradient(X, Y)
 
@@ -483,6 +501,11 @@ class Product(_Combination):
         # d(K1 K2) = dK1 K2 + K1 dK2, so contract each child with W weighted by the other.
         K1, K2 = self.k1._gram(X, X), self.k2._gram(X, X)
         return np.concatenate([self.k1._gradient_dot(X, W * K2), self.k2._gradient_dot(X, W * K1)])
+
+    def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K1, c1 = self.k1._gram_and_gradient(X)
+        K2, c2 = self.k2._gram_and_gradient(X)
+        return K1 * K2, lambda W: np.concatenate([c1(W * K2), c2(W * K1)])
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         K1, K2 = self.k1._gram(X, Y), self.k2._gram(X, Y)
@@ -531,6 +554,10 @@ class Scaled(_Combination):
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         return self.kernel._gradient_dot(X, self.scale * W)
+
+    def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K, c = self.kernel._gram_and_gradient(X)
+        return self.scale * K, lambda W: c(self.scale * W)
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         return self.scale * self.kernel._input_gradient(X, Y)
@@ -590,6 +617,11 @@ class Polynomial_of(_Combination):
         dq = self._q(self.kernel._gram(X, X), derivative=True)
         return self.kernel._gradient_dot(X, W * dq)
 
+    def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K, c = self.kernel._gram_and_gradient(X)
+        dq = self._q(K, derivative=True)
+        return self._q(K), lambda W: c(W * dq)
+
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         dq = self._q(self.kernel._gram(X, Y), derivative=True)
         return self.kernel._input_gradient(X, Y) * dq[:, :, None]
@@ -623,6 +655,11 @@ class Exponential_of(_Combination):
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         return self.kernel._gradient_dot(X, W * self._gram(X, X))
+
+    def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K, c = self.kernel._gram_and_gradient(X)
+        E = np.exp(K)
+        return E.copy(), lambda W: c(W * E)
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         return self.kernel._input_gradient(X, Y) * self._gram(X, Y)[:, :, None]
@@ -689,6 +726,9 @@ class Composed(_Combination):
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
         return self.kernel._gradient_dot(self._map(X), W)
+
+    def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        return self.kernel._gram_and_gradient(self._map(X))
 
     def __repr__(self) -> str:
         name = getattr(self.phi, "__name__", type(self.phi).__name__)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -116,34 +117,47 @@ class Stationary(Kernel):
         """dK/d log(extra hyperparameter) for subclasses with shape parameters."""
         return []
 
+    #: ``g == f`` (the RBF profile), so the Gram matrix's profile serves the gradient too
+    _g_is_f = False
+
     def _gradient_dot(self, X: np.ndarray, W: np.ndarray) -> np.ndarray:
+        return self._gram_and_gradient(X)[1](W)
+
+    def _gram_and_gradient(
+        self, X: np.ndarray
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         Z = self._scaled(X)
-        S = map_sq_dist(Z, Z)
+        S = map_sq_dist(Z, Z)  # kept for the contraction
+        K0 = self._f(S.copy())  # the profile f(r), kept too
         v = float(self.variance)
-        out: dict[str, np.ndarray] = {}
-        free = {hp.name for hp in self.free_hyperparameters}
-        if "lengthscale" in free:
-            M = self._g(S.copy())
-            M *= W
-            M *= v
-            if self.anisotropic:
-                Z2 = Z * Z
-                # sum_ij M_ij (z_ik - z_jk)^2 = r.Z2 + c.Z2 - 2 sum_i z_ik (M z)_ik
-                out["lengthscale"] = (
-                    M.sum(axis=1) @ Z2 + M.sum(axis=0) @ Z2 - 2.0 * np.einsum("ik,ik->k", M @ Z, Z)
-                )
-            else:
-                out["lengthscale"] = np.array([np.vdot(M, S)])
-        K0 = None
-        if "variance" in free or self._extra_hyperparameters():
-            K0 = self._f(S.copy())
-        if "variance" in free:
-            out["variance"] = np.array([v * np.vdot(W, K0)])
-        for hp, dK in zip(self._extra_hyperparameters(), self._extra_gradients(S, K0), strict=True):
-            out[hp.name] = np.array([np.vdot(W, dK)])
-        if not out:  # every hyperparameter fixed
-            return np.empty(0)
-        return np.concatenate([out[hp.name] for hp in self.free_hyperparameters])
+        K = K0 * v
+
+        def contract(W: np.ndarray) -> np.ndarray:
+            out: dict[str, np.ndarray] = {}
+            free = {hp.name for hp in self.free_hyperparameters}
+            if "lengthscale" in free:
+                M = K0 * W if self._g_is_f else self._g(S.copy()) * W
+                M *= v
+                if self.anisotropic:
+                    Z2 = Z * Z
+                    # sum_ij M_ij (z_ik - z_jk)^2 = r.Z2 + c.Z2 - 2 sum_i z_ik (M z)_ik
+                    out["lengthscale"] = (
+                        M.sum(axis=1) @ Z2
+                        + M.sum(axis=0) @ Z2
+                        - 2.0 * np.einsum("ik,ik->k", M @ Z, Z)
+                    )
+                else:
+                    out["lengthscale"] = np.array([np.vdot(M, S)])
+            if "variance" in free:
+                out["variance"] = np.array([v * np.vdot(W, K0)])
+            extra = zip(self._extra_hyperparameters(), self._extra_gradients(S, K0), strict=True)
+            for hp, dK in extra:
+                out[hp.name] = np.array([np.vdot(W, dK)])
+            if not out:  # every hyperparameter fixed
+                return np.empty(0)
+            return np.concatenate([out[hp.name] for hp in self.free_hyperparameters])
+
+        return K, contract
 
     def _input_gradient(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         # dk/dx = variance * f'(r) dr/dx = -variance * g(r) * (x - y) / l^2
@@ -189,6 +203,8 @@ class RBF(Stationary):
     >>> float(k(np.array([[0.0]]), np.array([[2.0]]))[0, 0])  # exp(-1/2)
     0.6065306597126334
     """
+
+    _g_is_f = True
 
     def _f(self, s: np.ndarray) -> np.ndarray:
         s *= -0.5
@@ -236,6 +252,10 @@ class Matern(Stationary):
         if not self.nu > 0:
             raise ValueError(f"nu must be > 0 (or inf for the RBF limit), got {self.nu!r}")
         super()._check_params()
+
+    @property
+    def _g_is_f(self) -> bool:  # type: ignore[override]
+        return self._form() == "inf"
 
     def _form(self) -> str:
         nu = float(self.nu)

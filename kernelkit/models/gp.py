@@ -63,7 +63,11 @@ def _lml(
     n = y.shape[0]
     n_theta = kernel.n_dims + int(fit_noise)
     fail = (-np.inf, np.zeros(n_theta))
-    K = _noisy_gram(kernel, X, noise)
+    if eval_gradient:
+        K, contract = kernel.gram_and_gradient(X)
+    else:
+        K = kernel(X)
+    K[np.diag_indices_from(K)] += noise
     # K is symmetric, so K.T (a Fortran-ordered view) can be factorised in place as
     # U^T U; the C-ordered view of U is then the lower factor L, with no n x n copy.
     # Non-finite entries make the factorisation fail or the result non-finite (checked).
@@ -97,7 +101,7 @@ def _lml(
     W_neg = blas.dger(-0.5, alpha, alpha, a=Kinv_f, overwrite_a=1).T
     grad = np.empty(n_theta)
     if kernel.n_dims:
-        grad[: kernel.n_dims] = kernel.gradient_dot(X, W_neg)
+        grad[: kernel.n_dims] = contract(W_neg)
         grad[: kernel.n_dims] *= -1.0
     if fit_noise:  # dK_y / d log(noise) = noise * I
         grad[-1] = -noise * float(np.trace(W_neg))
@@ -118,7 +122,8 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     ``fit`` maximises the log marginal likelihood over ``[kernel.theta, log noise]``
     with L-BFGS-B and the analytic gradient
     ``1/2 tr((alpha alpha^T - K_y^-1) dK_y/dtheta)``, evaluated through
-    ``kernel.gradient_dot`` so that the ``n x n x p`` derivative tensor is never formed.
+    ``kernel.gram_and_gradient`` (which reuses the Gram matrix's distances and profile)
+    so that the ``n x n x p`` derivative tensor is never formed.
     One evaluation costs a Cholesky factorisation and an inverse from the factor
     (LAPACK ``dpotri``), both ``O(n^3)``.
 

@@ -130,6 +130,10 @@ def test_gradients_match_central_differences(case: Case, data) -> None:
     np.testing.assert_allclose(
         gd, np.einsum("ij,ijp->p", W, G_fd), rtol=1e-5, atol=1e-6 * scale * n * n
     )
+    # the fused route gives the same Gram matrix and the same contraction
+    K, contract = k.gram_and_gradient(X)
+    np.testing.assert_allclose(K, k(X), rtol=1e-13, atol=1e-15 * scale)
+    np.testing.assert_allclose(contract(W), gd, rtol=1e-10, atol=1e-10 * scale * n)
     # gradient_dot is documented for any W, not only symmetric ones
     V = rng.standard_normal((n, n))
     np.testing.assert_allclose(
