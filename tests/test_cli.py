@@ -55,7 +55,7 @@ def test_datasets_show(capsys):
 
 
 def test_datasets_show_unknown_fails_with_one_line(capsys):
-    code, out, err = run(capsys, "datasets", "show", "no-such-data")
+    code, _, err = run(capsys, "datasets", "show", "no-such-data")
     assert code == 1
     assert err.startswith("kernelkit: error:")
     assert len(err.strip().splitlines()) == 1
@@ -86,14 +86,54 @@ def test_debug_shows_the_traceback():
         main(["--debug", "reproduce", "no-such-experiment"])
 
 
-def test_tour_writes_report_with_a_figure(tmp_path, capsys):
-    code, out, _ = run(capsys, "tour", "--only", "krr-wine", "--out", str(tmp_path))
+@pytest.fixture
+def toy_experiment():
+    """A registered experiment that draws a figure in milliseconds (the real experiments
+    have their own tests)."""
+    from kernelkit import experiments
+    from kernelkit.plotting import new_figure, save_figure
+
+    experiments.names()
+    saved = dict(experiments._REGISTRY)
+
+    @experiments.register("toy", title="A toy", source="nowhere")
+    def run(quick, out, random_state):
+        fig, ax = new_figure()
+        ax.plot([0, 1], [random_state, 1])
+        return {"headline": f"toy quick={quick}", "figures": [save_figure(fig, out / "t.png")]}
+
+    @experiments.register("toy-broken", title="Broken", source="nowhere")
+    def broken(quick, out, random_state):
+        raise RuntimeError("boom")
+
+    yield
+    experiments._REGISTRY.clear()
+    experiments._REGISTRY.update(saved)
+
+
+def test_tour_writes_report_with_a_figure(tmp_path, capsys, toy_experiment):
+    code, out, _ = run(capsys, "tour", "--only", "toy", "--out", str(tmp_path))
     assert code == 0
-    assert "krr-wine" in out and "test RMSE" in out
+    assert "toy quick=True" in out
     index = (tmp_path / "index.html").read_text()
-    assert '<img src="krr-wine/krr_wine.png"' in index
-    assert (tmp_path / "krr-wine" / "krr_wine.png").stat().st_size > 1000
-    assert (tmp_path / "krr-wine" / "results.json").exists()
+    assert '<img src="toy/t.png"' in index
+    assert (tmp_path / "toy" / "t.png").stat().st_size > 1000
+    assert (tmp_path / "toy" / "results.json").exists()
+
+
+def test_tour_reports_a_failing_experiment_and_goes_on(tmp_path, capsys, toy_experiment):
+    code, out, err = run(capsys, "tour", "--only", "toy-broken", "toy", "--out", str(tmp_path))
+    assert code == 1
+    assert "FAILED: RuntimeError: boom" in out
+    assert "toy quick=True" in out  # the next experiment still ran
+    assert "1 experiment(s) failed: toy-broken" in err
+
+
+def test_reproduce_writes_results_and_report(tmp_path, capsys, toy_experiment):
+    code, out, _ = run(capsys, "reproduce", "toy", "--out", str(tmp_path), "--seed", "3")
+    assert code == 0
+    assert "toy quick=False" in out
+    assert (tmp_path / "index.html").exists()
 
 
 def test_tour_unknown_experiment_fails(capsys, tmp_path):

@@ -27,7 +27,7 @@ def test_names_are_sorted_and_include_krr_wine():
 
 
 def test_unknown_name_lists_valid_ones():
-    with pytest.raises(ValueError, match="unknown experiment 'nope'.*krr-wine"):
+    with pytest.raises(ValueError, match=r"unknown experiment 'nope'.*krr-wine"):
         experiments.get("nope")
 
 
