@@ -12,15 +12,23 @@ def _fake(tmp_path, name, headline, tables=None, figures=()):
     folder.mkdir()
     for fig in figures:
         (folder / fig).write_bytes(b"\x89PNG fake")
-    meta = {"name": name, "title": f"title of {name}", "source": "somewhere", "quick": True,
-            "random_state": 0, "seconds": 1.5}
+    meta = {
+        "name": name,
+        "title": f"title of {name}",
+        "source": "somewhere",
+        "quick": True,
+        "random_state": 0,
+        "seconds": 1.5,
+    }
     res = {"headline": headline, "figures": list(figures), "tables": tables or {}, "x": 3.25}
     (folder / "results.json").write_text(json.dumps({"meta": meta, "results": res}))
 
 
 def test_report_lists_every_experiment_with_figures_and_tables(tmp_path):
     _fake(tmp_path, "a-exp", "accuracy 0.9", figures=["a.png"])
-    _fake(tmp_path, "b-exp", "rmse <1>", tables={"t": {"columns": ["m", "v"], "rows": [["x", 0.5]]}})
+    _fake(
+        tmp_path, "b-exp", "rmse <1>", tables={"t": {"columns": ["m", "v"], "rows": [["x", 0.5]]}}
+    )
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "results.json").write_text("{not json")
     html = write_report(tmp_path).read_text()
