@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 
 import kernelkit
+from kernelkit.graphs.cli import _add_graph_classify
 
 __all__ = ["main", "COMMANDS"]
 
@@ -144,6 +145,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_datasets,
     _add_tour,
     _add_reproduce,
+    _add_graph_classify,
 ]
 
 

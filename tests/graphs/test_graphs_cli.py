@@ -1,0 +1,87 @@
+"""``kernelkit graph-classify`` on MUTAG with few folds."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from kernelkit import cli
+from kernelkit.graphs.cli import _add_graph_classify
+
+
+def run(capsys, *argv):
+    """Through ``kernelkit.cli.main`` once wired into COMMANDS, else a bare parser."""
+    if _add_graph_classify in cli.COMMANDS:
+        code = cli.main(["graph-classify", *argv])
+    else:
+        parser = argparse.ArgumentParser(prog="kernelkit")
+        _add_graph_classify(parser.add_subparsers())
+        args = parser.parse_args(["graph-classify", *argv])
+        try:
+            code = args.handler(args)
+        except ValueError as exc:
+            print(f"kernelkit: error: {exc}", file=__import__("sys").stderr)
+            code = 1
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_graph_classify_mutag_wl(capsys):
+    code, out, _ = run(
+        capsys,
+        "--dataset",
+        "MUTAG",
+        "--kernel",
+        "wl",
+        "--iterations",
+        "2",
+        "--folds",
+        "3",
+        "--C",
+        "1",
+        "10",
+    )
+    assert code == 0
+    assert "MUTAG: 188 graphs" in out
+    assert "h in 0..2" in out
+    assert out.count("fold ") == 3
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("accuracy ") and "±" in last and "over 3 folds" in last
+    acc = float(last.split()[1])
+    assert 70 < acc <= 100
+
+
+def test_graph_classify_tu_folder_and_base_kernel(capsys):
+    from kernelkit.datasets import _files
+
+    folder = _files.data_path("tu/MUTAG/MUTAG_A.txt").parent
+    code, out, _ = run(
+        capsys, "--dataset", str(folder), "--kernel", "vertex", "--folds", "2", "--C", "1"
+    )
+    assert code == 0
+    assert "MUTAG: 188 graphs" in out and "kernel vertex" in out
+
+
+def test_graph_classify_unknown_dataset(capsys, tmp_path):
+    code, _, err = run(capsys, "--dataset", str(tmp_path / "nope"), "--folds", "2")
+    assert code == 1
+    assert "neither a packaged TU dataset" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--iterations", "-1"], "--iterations"),
+        (["--folds", "1"], "--folds"),
+        (["--C", "0"], "--C"),
+    ],
+)
+def test_graph_classify_bad_numbers(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 1 and message in err
+
+
+def test_graph_classify_unknown_kernel(capsys):
+    with pytest.raises(SystemExit):
+        run(capsys, "--kernel", "random-walk")
