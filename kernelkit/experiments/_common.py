@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from sklearn.model_selection import train_test_split
 
 
+class Split(NamedTuple):
+    """A standardised train/test split; ``y * y_std + y_mean`` restores target units."""
+
+    X_train: np.ndarray
+    X_test: np.ndarray
+    y_train: np.ndarray
+    y_test: np.ndarray
+    y_mean: float
+    y_std: float
+
+
 def standardised_split(
     X: np.ndarray, y: np.ndarray, *, test_size: float = 0.2, random_state: Any = 0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> Split:
     """Random train/test split; X and y standardised with the *training* mean and std."""
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=test_size, random_state=random_state)
     mu, sd = Xtr.mean(axis=0), Xtr.std(axis=0)
     sd[sd == 0] = 1.0
-    ym, ys = ytr.mean(), ytr.std()
-    return (Xtr - mu) / sd, (Xte - mu) / sd, (ytr - ym) / ys, (yte - ym) / ys
+    ym, ys = float(ytr.mean()), float(ytr.std())
+    return Split((Xtr - mu) / sd, (Xte - mu) / sd, (ytr - ym) / ys, (yte - ym) / ys, ym, ys)
 
 
 def rmse(y: np.ndarray, pred: np.ndarray) -> float:

@@ -16,7 +16,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+
+from kernelkit._threads import one_blas_thread
 
 __all__ = ["sq_dist", "map_sq_dist"]
 
@@ -92,12 +93,13 @@ def map_sq_dist(
             out[j:j2, i:i2] = D.T
 
     workers = _n_workers()
-    if workers == 1 or n * m < _THREAD_MIN_ELEMENTS or len(tiles) < 2:
-        for ij in tiles:
-            tile(ij)
-    else:
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as ex:
-            list(ex.map(tile, tiles))
+    with one_blas_thread():  # the products are thin; parallelism comes from the tiles
+        if workers == 1 or n * m < _THREAD_MIN_ELEMENTS or len(tiles) < 2:
+            for ij in tiles:
+                tile(ij)
+        else:
+            with ThreadPoolExecutor(workers) as ex:
+                list(ex.map(tile, tiles))
     return out
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
+from kernelkit._threads import blas_threads_for
 from kernelkit._validation import check_int, check_positive
 
 __all__ = ["NumericalWarning", "cholesky_jitter"]
@@ -109,30 +110,32 @@ def cholesky_jitter(
         raise np.linalg.LinAlgError(
             f"{name} has a non-positive mean diagonal ({scale:.3g}). " + _advice(name)
         )
-    try:
-        L = scipy.linalg.cholesky(K, lower=True, check_finite=False)
-        return (L, 0.0) if return_jitter else L
-    except np.linalg.LinAlgError:
-        pass
-    jitter = _JITTER_START * scale
-    for _ in range(max_tries):
-        Kj = K.copy()
-        Kj[np.diag_indices_from(Kj)] += jitter
+    with blas_threads_for(K.shape[0]):
         try:
-            L = scipy.linalg.cholesky(Kj, lower=True, check_finite=False, overwrite_a=True)
+            L = scipy.linalg.cholesky(K, lower=True, check_finite=False)
+            return (L, 0.0) if return_jitter else L
         except np.linalg.LinAlgError:
-            jitter *= 10.0
-            continue
-        if warn:
-            warnings.warn(
-                f"{name} was not numerically positive definite; added jitter {jitter:.3g} "
-                f"({jitter / scale:.0e} x the mean diagonal) before the Cholesky "
-                "factorisation",
-                NumericalWarning,
-                stacklevel=2,
+            pass
+        jitter = _JITTER_START * scale
+        for _ in range(max_tries):
+            Kj = K.copy()
+            Kj[np.diag_indices_from(Kj)] += jitter
+            try:
+                L = scipy.linalg.cholesky(Kj, lower=True, check_finite=False, overwrite_a=True)
+                break
+            except np.linalg.LinAlgError:
+                jitter *= 10.0
+        else:
+            raise np.linalg.LinAlgError(
+                f"Cholesky factorisation of {name} failed with jitter up to {jitter / 10:.3g}. "
+                + _advice(name)
             )
-        return (L, jitter) if return_jitter else L
-    raise np.linalg.LinAlgError(
-        f"Cholesky factorisation of {name} failed with jitter up to {jitter / 10:.3g}. "
-        + _advice(name)
-    )
+    if warn:
+        warnings.warn(
+            f"{name} was not numerically positive definite; added jitter {jitter:.3g} "
+            f"({jitter / scale:.0e} x the mean diagonal) before the Cholesky "
+            "factorisation",
+            NumericalWarning,
+            stacklevel=2,
+        )
+    return (L, jitter) if return_jitter else L

@@ -21,11 +21,9 @@ from typing import Any
 
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["MIN_THREADED_SIZE", "LapackThreads"]
+from kernelkit._threads import MIN_THREADED_SIZE, blas_controller
 
-#: Below this matrix size LAPACK runs on one thread: multi-threading gains little there
-#: (at most ~1.5x on 2 idle cores) and loses much on a loaded machine.
-MIN_THREADED_SIZE = 1000
+__all__ = ["MIN_THREADED_SIZE", "LapackThreads"]
 
 
 class LapackThreads:
@@ -42,7 +40,7 @@ class LapackThreads:
         self._threads = 1
 
     def __enter__(self) -> LapackThreads:
-        controller = ThreadpoolController()
+        controller = blas_controller()
         libs = controller.select(user_api="blas").lib_controllers
         n_threads = max((lib.num_threads for lib in libs), default=1)
         if n_threads > 1:
