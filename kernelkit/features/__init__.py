@@ -1,0 +1,32 @@
+"""Explicit feature maps: random Fourier / orthogonal / Hadamard features, random
+projections, the fast Walsh–Hadamard transform (Rowland (2018) Part II).
+
+* :func:`fwht`, :func:`pad_to_power_of_two` — fast Walsh–Hadamard transform;
+* :mod:`~kernelkit.features.matrices` — random matrices (Gaussian, ``G_ort``,
+  Hadamard–Rademacher / S-Hybrid, sparse, FJLT);
+* :class:`RandomFourierFeatures` (IID / ORF / SORF), :class:`AngularFeatures`;
+* :class:`RandomProjection`, :func:`jl_min_dim` — Johnson–Lindenstrauss embeddings;
+* :mod:`~kernelkit.features.theory` — closed-form MSEs of these estimators (Ch. 6–7).
+"""
+
+from kernelkit.features import matrices, theory
+from kernelkit.features.angular import AngularFeatures
+from kernelkit.features.fourier import RandomFourierFeatures
+from kernelkit.features.fwht import fwht, next_power_of_two, pad_to_power_of_two
+from kernelkit.features.matrices import FJLT, HadamardRademacher
+from kernelkit.features.projection import RandomProjection, jl_failure_bound, jl_min_dim
+
+__all__ = [
+    "FJLT",
+    "AngularFeatures",
+    "HadamardRademacher",
+    "RandomFourierFeatures",
+    "RandomProjection",
+    "fwht",
+    "jl_failure_bound",
+    "jl_min_dim",
+    "matrices",
+    "next_power_of_two",
+    "pad_to_power_of_two",
+    "theory",
+]

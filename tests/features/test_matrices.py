@@ -1,0 +1,237 @@
+"""Random matrices: distributions (seeded moment / KS checks) and structured products."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import stats
+from scipy.linalg import hadamard
+
+from kernelkit.features.matrices import (
+    KINDS,
+    SUBSAMPLING,
+    apply_matrix,
+    fjlt_matrix,
+    gaussian_matrix,
+    gaussian_orthogonal_matrix,
+    haar_rows,
+    hadamard_rademacher,
+    sample_matrix,
+    sparse_matrix,
+)
+
+PHASES = np.array([1.0, 1.0j, -1.0, -1.0j])
+
+
+def _within(samples: np.ndarray, truth: float, k: float = 4.0) -> None:
+    """|mean - truth| < k standard errors (from the samples' own spread)."""
+    samples = np.asarray(samples, dtype=float)
+    se = samples.std(ddof=1) / np.sqrt(samples.size)
+    assert abs(samples.mean() - truth) < k * se, (samples.mean(), truth, se)
+
+
+# ---------------------------------------------------------------------------- G_ort
+def test_gaussian_orthogonal_rows_orthogonal_within_blocks() -> None:
+    d, m = 6, 16  # blocks of 6, 6, 4 rows
+    W = gaussian_orthogonal_matrix(m, d, random_state=0)
+    assert W.shape == (m, d)
+    for start in (0, 6, 12):
+        B = W[start : start + d]
+        G = B @ B.T
+        np.testing.assert_allclose(G - np.diag(np.diag(G)), 0, atol=1e-12)
+    # across blocks rows are not orthogonal
+    assert abs(W[0] @ W[6]) > 1e-6
+
+
+def test_gaussian_orthogonal_blocks_independent() -> None:
+    # independent unit vectors: E (u.v)^2 = 1/d; within a block it is 0
+    d, n_pairs = 5, 3000
+    U = haar_rows(2 * d * n_pairs, d, random_state=0).reshape(n_pairs, 2, d, d)
+    _within(np.einsum("ij,ij->i", U[:, 0, 0], U[:, 1, 0]) ** 2, 1.0 / d)
+    _within(np.einsum("ij,ij->i", U[:, 0, 0], U[:, 1, 3]) ** 2, 1.0 / d)
+
+
+def test_gaussian_orthogonal_row_norms_are_chi_d() -> None:
+    d = 7
+    norms = np.linalg.norm(gaussian_orthogonal_matrix(3000, d, random_state=0), axis=1)
+    assert stats.kstest(norms, stats.chi(d).cdf).pvalue > 1e-3
+    # a wrong law is caught: chi_{d+1} norms fail the same test
+    assert stats.kstest(norms, stats.chi(d + 1).cdf).pvalue < 1e-3
+    U = haar_rows(10, d, random_state=0)
+    np.testing.assert_allclose(np.linalg.norm(U, axis=1), 1.0, atol=1e-12)
+
+
+def test_haar_first_row_direction_uniform_on_sphere() -> None:
+    # Uniform u on S^{d-1}: E u_1 = 0 (fails without the sign fix of QR: LAPACK makes the
+    # first entry of Q negative), E u_1^2 = 1/d, E u_1^4 = 3 / (d (d + 2)), E u_1 u_2 = 0.
+    d, n = 4, 5000
+    blocks = haar_rows(d * n, d, random_state=0).reshape(n, d, d)  # n independent blocks
+    U = blocks[:, 0]
+    _within(U[:, 0], 0.0)
+    _within(U[:, 1], 0.0)
+    _within(U[:, 0] ** 2, 1.0 / d)
+    _within(U[:, 0] ** 4, 3.0 / (d * (d + 2)))
+    _within(U[:, 0] * U[:, 1], 0.0)
+    # and the last row too (the whole frame is Haar, not just the first row)
+    last = blocks[:, -1]
+    _within(last[:, 2], 0.0)
+    _within(last[:, 2] ** 2, 1.0 / d)
+
+
+def test_gaussian_matrix_moments() -> None:
+    G = gaussian_matrix(200, 300, random_state=0)
+    assert G.shape == (200, 300)
+    assert abs(G.mean()) < 4 / np.sqrt(G.size)
+    assert abs(G.var() - 1) < 4 * np.sqrt(2 / G.size)
+
+
+# ---------------------------------------------------------------------------- Hadamard
+def _dense_hadamard_rademacher(A) -> np.ndarray:
+    """P S D_k ... S D_1 built from scipy's Hadamard matrix and A's stored signs."""
+    D = A.d_pad
+    S = hadamard(D) / np.sqrt(D)
+    blocks = []
+    for b, keep in enumerate(A.rows):
+        M = np.eye(D, dtype=complex)
+        for signs in A.signs[b]:
+            M = S @ (signs[:, None] * M)
+        if A.phases is not None:
+            M = S @ (PHASES[A.phases[b]][:, None] * M)
+        M = M[:, : A.d]
+        blocks.append(M if keep is None else M[keep])
+    out = np.vstack(blocks)
+    return out if A.phases is not None else out.real
+
+
+CASES = [(m, d, k) for (m, d) in [(3, 8), (5, 13), (40, 16), (20, 100)] for k in (3,)]
+CASES += [(5, 13, k) for k in (1, 2, 4)] + [(40, 16, k) for k in (1, 2, 4)]
+
+
+@pytest.mark.parametrize("subsampling", SUBSAMPLING)
+@pytest.mark.parametrize("hybrid", [False, True])
+@pytest.mark.parametrize(("m", "d", "k"), CASES)
+def test_hadamard_apply_equals_dense_product(subsampling, k, hybrid, m, d) -> None:
+    A = hadamard_rademacher(
+        m, d, random_state=k, n_blocks=k, subsampling=subsampling, hybrid=hybrid
+    )
+    M = _dense_hadamard_rademacher(A)
+    assert A.shape == (m, d) and M.shape == (m, d)
+    X = np.random.default_rng(0).standard_normal((11, d))
+    np.testing.assert_allclose(A.apply(X), X @ M.T, atol=1e-12)
+    np.testing.assert_allclose(A.to_dense(), M, atol=1e-12)
+    Y32 = A.apply(X.astype(np.float32))
+    assert Y32.dtype == (np.complex64 if hybrid else np.float32)
+    np.testing.assert_allclose(Y32, X @ M.T, atol=1e-4)
+    np.testing.assert_allclose(A.apply(X, n_jobs=2), X @ M.T, atol=1e-12)
+
+
+def test_hadamard_rows_unit_norm_and_orthogonal_within_block() -> None:
+    A = hadamard_rademacher(24, 16, random_state=0)  # one full block of 16 + 8 rows
+    M = A.to_dense()
+    np.testing.assert_allclose(M[:16] @ M[:16].T, np.eye(16), atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(M, axis=1), 1.0)
+    H = hadamard_rademacher(16, 16, random_state=0, hybrid=True).to_dense()
+    np.testing.assert_allclose(H.conj() @ H.T, np.eye(16), atol=1e-12)  # unitary
+
+
+def test_hadamard_subsampling_policies() -> None:
+    d, m = 64, 40
+    rows = {s: hadamard_rademacher(m, d, 0, subsampling=s).rows[0] for s in SUBSAMPLING}
+    np.testing.assert_array_equal(rows["first"], np.arange(m))
+    assert len(np.unique(rows["without_replacement"])) == m
+    assert rows["without_replacement"].max() >= m  # not just the first rows
+    # with replacement: over seeds, duplicates appear (P(no repeat) ~ 1e-6 for 40 of 64)
+    assert len(np.unique(rows["with_replacement"])) < m
+    # with replacement applies to full blocks too; the others keep every row
+    assert hadamard_rademacher(64, 64, 0, subsampling="with_replacement").rows[0] is not None
+    assert hadamard_rademacher(64, 64, 0).rows[0] is None
+
+
+def test_hadamard_stores_o_kd_numbers() -> None:
+    A = hadamard_rademacher(4096, 1024, random_state=0, n_blocks=3)
+    assert A.signs.dtype == np.int8 and A.signs.shape == (4, 3, 1024)
+    assert A.n_parameter_bytes == 4 * 3 * 1024
+    arrays = [A.signs, A.phases, *A.rows]
+    assert sum(a.size for a in arrays if a is not None) <= 3 * 4096
+    B = hadamard_rademacher(100, 1000, random_state=0, hybrid=True)
+    assert B.n_parameter_bytes == 2 * 1024 + 1024 + 100 * 4  # signs, phases, rows
+
+
+def test_hadamard_rademacher_entries_are_signs_over_sqrt_d_for_one_block() -> None:
+    M = hadamard_rademacher(8, 8, random_state=3, n_blocks=1).to_dense()
+    np.testing.assert_allclose(np.abs(M), 1 / np.sqrt(8))
+
+
+# ---------------------------------------------------------------------------- sparse, FJLT
+@pytest.mark.parametrize(
+    ("density", "s"), [("achlioptas", 1 / 3), ("li", 1 / np.sqrt(400)), ("auto", 0.05), (0.2, 0.2)]
+)
+def test_sparse_matrix_density_and_variance(density, s) -> None:
+    m, d = 300, 400
+    A = sparse_matrix(m, d, random_state=0, density=density)
+    assert sp.issparse(A) and A.shape == (m, d)
+    n = m * d
+    assert abs(A.nnz / n - s) < 4 * np.sqrt(s * (1 - s) / n)
+    np.testing.assert_allclose(np.abs(A.data), 1 / np.sqrt(s))
+    vals = A.toarray().ravel()
+    _within(vals, 0.0)
+    _within(vals**2, 1.0)
+    if density == "achlioptas":
+        np.testing.assert_allclose(np.abs(A.data), np.sqrt(3))
+        # +1 and -1 each with probability 1/6
+        frac_pos = (A.data > 0).sum() / n
+        assert abs(frac_pos - 1 / 6) < 4 * np.sqrt((1 / 6) * (5 / 6) / n)
+
+
+def test_fjlt_apply_and_entry_variance() -> None:
+    F = fjlt_matrix(64, 100, random_state=0, n_points=1000)
+    assert F.d_pad == 128
+    assert F.q == pytest.approx(min(np.log(1000) ** 2 / 128, 1.0))
+    X = np.random.default_rng(0).standard_normal((7, 100))
+    M = F.to_dense()
+    np.testing.assert_allclose(F.apply(X), X @ M.T, atol=1e-12)
+    # P H D from its parts
+    H = hadamard(128) / np.sqrt(128)
+    dense = (F.P.toarray() @ H @ np.diag(F.signs.astype(float)))[:, :100]
+    np.testing.assert_allclose(M, dense, atol=1e-12)
+    # entries of P H D: mean 0, variance 1 (given D, over P; uncorrelated entries)
+    vals = fjlt_matrix(3000, 32, random_state=1, q=0.25).to_dense().ravel()
+    _within(vals, 0.0)
+    _within(vals**2, 1.0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_sample_and_apply_any_kind(kind) -> None:
+    A = sample_matrix(kind, 12, 20, random_state=0)
+    X = np.random.default_rng(1).standard_normal((3, 20))
+    Y = apply_matrix(A, X)
+    assert Y.shape == (3, 12)
+    dense = A.toarray() if sp.issparse(A) else (A.to_dense() if hasattr(A, "to_dense") else A)
+    np.testing.assert_allclose(Y, X @ dense.T, atol=1e-12)
+    B = sample_matrix(kind, 12, 20, random_state=0)
+    np.testing.assert_array_equal(apply_matrix(B, X), Y)  # seeded: reproducible
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="m must be >= 1"):
+        gaussian_matrix(0, 3)
+    with pytest.raises(ValueError, match="d must be >= 1"):
+        haar_rows(3, 0)
+    with pytest.raises(TypeError, match="m must be an integer"):
+        gaussian_orthogonal_matrix(2.5, 3)
+    with pytest.raises(ValueError, match="n_blocks must be >= 1"):
+        hadamard_rademacher(4, 4, n_blocks=0)
+    with pytest.raises(ValueError, match="subsampling must be one of"):
+        hadamard_rademacher(4, 4, subsampling="random")
+    with pytest.raises(ValueError, match="density must be in"):
+        sparse_matrix(4, 4, density=1.5)
+    with pytest.raises(ValueError, match="density must be one of"):
+        sparse_matrix(4, 4, density="dense")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        sample_matrix("circulant", 4, 4)
+    A = hadamard_rademacher(4, 8, 0)
+    with pytest.raises(ValueError, match="X has 3 features, but 8 were expected"):
+        A.apply(np.ones((2, 3)))
+    with pytest.raises(TypeError, match="real-valued"):
+        A.apply(np.ones((2, 8)) * 1j)

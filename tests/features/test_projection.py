@@ -1,0 +1,184 @@
+"""RandomProjection: unbiased inner products for every kind, JL distortion, contract."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import stats
+from sklearn.exceptions import NotFittedError
+
+from kernelkit.features import RandomProjection, jl_failure_bound, jl_min_dim
+from kernelkit.features.matrices import FJLT, HadamardRademacher
+
+KIND_OPTIONS = [
+    ("gaussian", {}),
+    ("orthogonal", {}),
+    ("hadamard", {"subsampling": "without_replacement"}),
+    ("hadamard", {"subsampling": "with_replacement"}),
+    ("hadamard", {"subsampling": "first"}),
+    ("hadamard", {"n_blocks": 1}),
+    ("hadamard", {"n_blocks": 2}),
+    ("hybrid", {}),
+    ("sparse", {}),
+    ("sparse", {"density": "achlioptas"}),
+    ("fjlt", {}),
+]
+IDS = [k + "".join(f"-{v}" for v in o.values()) for k, o in KIND_OPTIONS]
+
+X3 = np.random.default_rng(0).standard_normal((3, 13))  # padded to 16 for Hadamard kinds
+X3[1] += 0.8 * X3[0]  # a correlated pair
+
+
+def _replicates(kind: str, options: dict, m: int, n_rep: int) -> np.ndarray:
+    """Estimates of X3 @ X3.T (upper triangle, diagonal included) from n_rep seeds."""
+    iu = np.triu_indices(3)
+    out = np.empty((n_rep, iu[0].size))
+    for seed in range(n_rep):
+        proj = RandomProjection(m, kind=kind, random_state=seed, **options).fit(X3)
+        out[seed] = proj.estimate_inner(X3)[iu]
+    return out
+
+
+@pytest.mark.parametrize(("kind", "options"), KIND_OPTIONS, ids=IDS)
+def test_inner_product_estimate_unbiased(kind, options) -> None:
+    est = _replicates(kind, options, m=4, n_rep=1000)
+    truth = (X3 @ X3.T)[np.triu_indices(3)]
+    se = est.std(axis=0, ddof=1) / np.sqrt(est.shape[0])
+    assert np.all(np.abs(est.mean(axis=0) - truth) < 4.5 * se + 1e-12), (est.mean(0), truth, se)
+
+
+def test_hybrid_halves_the_hadamard_mse() -> None:
+    # Rowland (2018) Thm 6.9 (a check of the complex last block and of eq. 6.11)
+    truth = (X3 @ X3.T)[np.triu_indices(3)]
+    mse = {
+        kind: ((_replicates(kind, {}, m=4, n_rep=2500) - truth) ** 2).mean(axis=0)
+        for kind in ("hadamard", "hybrid")
+    }
+    ratio = mse["hybrid"] / mse["hadamard"]
+    assert np.all((ratio > 0.38) & (ratio < 0.65)), ratio
+
+
+def test_full_hadamard_block_is_exact() -> None:
+    # m = D: S D_k ... S D_1 is orthogonal, so sqrt(D/m) times it preserves inner products
+    X = np.random.default_rng(1).standard_normal((5, 32))
+    for kind in ("hadamard", "hybrid"):
+        G = RandomProjection(32, kind=kind, random_state=0).fit(X).estimate_inner(X)
+        np.testing.assert_allclose(G, X @ X.T, atol=1e-10)
+
+
+def _failures(kind: str, n: int, d: int, eps: float, seeds: range) -> int:
+    X = np.random.default_rng(2).standard_normal((n, d))
+    iu = np.triu_indices(n, k=1)
+    sq = lambda G: (np.diag(G)[:, None] + np.diag(G)[None, :] - 2 * G)[iu]  # noqa: E731
+    true = sq(X @ X.T)
+    m = jl_min_dim(n, eps)
+    bad = 0
+    for seed in seeds:
+        est = sq(RandomProjection(m, kind=kind, random_state=seed).fit(X).estimate_inner(X))
+        bad += int(np.any(np.abs(est / true - 1) > eps))
+    return bad
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "orthogonal", "hadamard", "hybrid", "sparse", "fjlt"])
+def test_jl_distortion_within_eps_with_the_stated_probability(kind) -> None:
+    n, d, eps, n_seeds = 40, 200, 0.5, 30
+    p = jl_failure_bound(n, jl_min_dim(n, eps), eps)  # exact chi2 tail x pairs, Gaussian JLT
+    assert 0 < p < 0.5
+    # the number of failed draws is consistent with failure probability <= p
+    allowed = stats.binom.ppf(0.999, n_seeds, p)
+    assert _failures(kind, n, d, eps, range(n_seeds)) <= allowed
+
+
+def test_jl_min_dim_and_bound() -> None:
+    assert jl_min_dim(1000, 0.1) == 5527  # 8 log(1000) / 0.01 = 5526.2
+    assert jl_min_dim(1, 0.5) == 1
+    m = jl_min_dim(500, 0.3)
+    assert m > 8 * np.log(500) / 0.09 >= m - 1
+    # more dimensions, smaller failure bound; bound is a probability
+    assert jl_failure_bound(100, 400, 0.3) < jl_failure_bound(100, 200, 0.3) <= 1.0
+    assert jl_failure_bound(100, 5, 0.1) == 1.0
+    for bad in (0.0, 1.0, -0.1):
+        with pytest.raises(ValueError, match="eps must be in"):
+            jl_min_dim(10, bad)
+    with pytest.raises(TypeError, match="eps must be a number"):
+        jl_min_dim(10, "small")
+    with pytest.raises(ValueError, match="n_samples must be >= 1"):
+        jl_min_dim(0, 0.1)
+
+
+# ---------------------------------------------------------------------------- contract
+@pytest.mark.parametrize("kind", ["gaussian", "orthogonal", "hadamard", "hybrid", "sparse", "fjlt"])
+def test_projection_contract(kind) -> None:
+    X = np.random.default_rng(3).standard_normal((20, 50))
+    proj = RandomProjection(16, kind=kind, random_state=0)
+    assert proj.fit(X) is proj
+    F = proj.transform(X)
+    assert F.shape == (20, 16) and proj.n_features_in_ == 50
+    assert np.iscomplexobj(F) == (kind == "hybrid")
+    np.testing.assert_array_equal(
+        RandomProjection(16, kind=kind, random_state=0).fit_transform(X), F
+    )
+    assert not np.allclose(RandomProjection(16, kind=kind, random_state=1).fit_transform(X), F)
+    proj.set_params(n_components=3, kind="gaussian")  # transform keeps the fitted map
+    np.testing.assert_array_equal(proj.transform(X), F)
+    G = proj.estimate_inner(X[:4], X[:6])
+    assert G.shape == (4, 6) and G.dtype == np.float64
+    np.testing.assert_allclose(G, RandomProjection.inner(F[:4], F[:6]))
+    with pytest.raises(ValueError, match="X has 49 features, but 50 were expected"):
+        proj.transform(X[:, 1:])
+    assert proj.n_parameter_bytes_ > 0
+
+
+def test_structured_kinds_store_few_parameters() -> None:
+    X = np.zeros((10, 4096))
+    had = RandomProjection(512, kind="hadamard", random_state=0).fit(X)
+    assert isinstance(had.matrix_, HadamardRademacher)
+    assert had.n_parameter_bytes_ == 3 * 4096 + 512 * 4  # signs + kept rows
+    assert had.scale_ == pytest.approx(np.sqrt(4096 / 512))
+    fj = RandomProjection(512, kind="fjlt", random_state=0).fit(X)
+    assert isinstance(fj.matrix_, FJLT)
+    assert fj.matrix_.q == pytest.approx(np.log(10) ** 2 / 4096)
+    gauss = RandomProjection(512, kind="gaussian", random_state=0).fit(X)
+    assert gauss.n_parameter_bytes_ == 512 * 4096 * 8
+
+
+def test_projection_float32_and_padding() -> None:
+    X = np.random.default_rng(4).standard_normal((6, 100)).astype(np.float32)
+    for kind in ("hadamard", "gaussian"):
+        F = RandomProjection(20, kind=kind, random_state=0).fit(X).transform(X)
+        assert F.dtype == np.float32
+    F = RandomProjection(300, kind="hadamard", random_state=0).fit(X).transform(X)  # m > D
+    assert F.shape == (6, 300)
+
+
+# ---------------------------------------------------------------------------- bad input
+def test_projection_bad_arguments() -> None:
+    X = np.random.default_rng(5).standard_normal((5, 8))
+    for bad in (0, -2):
+        with pytest.raises(ValueError, match="n_components must be >= 1"):
+            RandomProjection(bad).fit(X)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        RandomProjection(4, kind="circulant").fit(X)
+    with pytest.raises(ValueError, match="subsampling must be one of"):
+        RandomProjection(4, kind="hadamard", subsampling="random").fit(X)
+    with pytest.raises(ValueError, match="n_blocks must be >= 1"):
+        RandomProjection(4, kind="hadamard", n_blocks=0).fit(X)
+    with pytest.raises(ValueError, match="density applies to"):
+        RandomProjection(4, kind="gaussian", density=0.1).fit(X)
+    with pytest.raises(ValueError, match="density must be in"):
+        RandomProjection(4, kind="sparse", density=2.0).fit(X)
+    with pytest.raises(TypeError, match="real-valued"):
+        RandomProjection(4).fit(X * 1j)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        RandomProjection(4).fit(Xn)
+    with pytest.raises(ValueError, match="no features"):
+        RandomProjection(4).fit(np.ones((3, 0)))
+    with pytest.raises(NotFittedError):
+        RandomProjection(4).transform(X)
+    with pytest.raises(NotFittedError):
+        RandomProjection(4).estimate_inner(X)
+    with pytest.raises(TypeError, match="sparse input is not supported"):
+        RandomProjection(4).fit(sp.csr_matrix(X))

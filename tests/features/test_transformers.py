@@ -1,0 +1,356 @@
+"""RandomFourierFeatures and AngularFeatures: unbiasedness (seeded Monte Carlo with the
+estimator's own standard error), frequency laws, the transformer contract, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import stats
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import Ridge
+from sklearn.pipeline import make_pipeline
+
+from kernelkit.features import AngularFeatures, RandomFourierFeatures
+from kernelkit.kernels import RBF, Angular, Laplace, Matern, median_heuristic
+
+KERNELS = [("rbf", 2.5), ("matern", 1.5), ("matern", 2.5), ("laplace", 2.5)]
+D = 6
+X4 = np.random.default_rng(0).standard_normal((4, D)) * 0.6
+
+
+def _kernel(name: str, nu: float, lengthscale: float = 1.0, variance: float = 1.0):
+    if name == "rbf":
+        return RBF(lengthscale=lengthscale, variance=variance)
+    if name == "laplace":
+        return Laplace(lengthscale=lengthscale, variance=variance)
+    return Matern(lengthscale=lengthscale, variance=variance, nu=nu)
+
+
+def _group_estimates(Z: np.ndarray, m: int, features: str, group: int) -> np.ndarray:
+    """Per-group kernel estimates for every pair of rows: shape (n_groups, n_pairs).
+
+    Stacked blocks (of ``group`` frequencies) are independent, so their estimates are
+    i.i.d. replicates of the estimator with ``group`` frequencies.
+    """
+    i, j = np.triu_indices(Z.shape[0], k=1)
+    if features == "cos_sin":
+        terms = Z[i, :m] * Z[j, :m] + Z[i, m:] * Z[j, m:]
+    else:
+        terms = Z[i] * Z[j]
+    terms = terms * m  # each term estimates k(x, y) (variance included)
+    return terms.T.reshape(m // group, group, -1).mean(axis=1)
+
+
+def _assert_unbiased(
+    est: np.ndarray, truth: np.ndarray, slack: float = 0.0, k: float = 4.5
+) -> None:
+    se = est.std(axis=0, ddof=1) / np.sqrt(est.shape[0])
+    err = np.abs(est.mean(axis=0) - truth)
+    assert np.all(err < k * se + slack), (est.mean(axis=0), truth, se)
+
+
+# ---------------------------------------------------------------------------- unbiasedness
+@pytest.mark.parametrize(("kernel", "nu"), KERNELS)
+@pytest.mark.parametrize("coupling", ["iid", "orthogonal"])
+@pytest.mark.parametrize("features", ["cos_sin", "cos_bias"])
+def test_rff_unbiased(kernel, nu, coupling, features) -> None:
+    ls, var = 1.3, 2.0
+    m = D * 3000
+    rff = RandomFourierFeatures(
+        m,
+        kernel=kernel,
+        nu=nu,
+        lengthscale=ls,
+        variance=var,
+        coupling=coupling,
+        features=features,
+        random_state=1,
+    )
+    Z = rff.fit_transform(X4)
+    est = _group_estimates(Z, m, features, group=D)
+    i, j = np.triu_indices(4, k=1)
+    truth = _kernel(kernel, nu, ls, var)(X4)[i, j]
+    _assert_unbiased(est, truth)
+    # the diagonal is exact for cos/sin features
+    if features == "cos_sin":
+        np.testing.assert_allclose(np.sum(Z**2, axis=1), var)
+
+
+@pytest.mark.parametrize(("kernel", "nu"), [("rbf", 2.5), ("matern", 1.5), ("laplace", 2.5)])
+def test_rff_hadamard_nearly_unbiased(kernel, nu) -> None:
+    # SORF is not exactly unbiased (Hadamard directions are not uniform on the sphere);
+    # at d = 32 its bias is below 0.01 (documented), far below the IID error at m = d
+    d = 32
+    X = np.random.default_rng(1).standard_normal((4, d)) / np.sqrt(d) * 1.5
+    m = d * 2000
+    Z = RandomFourierFeatures(
+        m, kernel=kernel, nu=nu, coupling="hadamard", random_state=2
+    ).fit_transform(X)
+    est = _group_estimates(Z, m, "cos_sin", group=d)
+    i, j = np.triu_indices(4, k=1)
+    _assert_unbiased(est, _kernel(kernel, nu)(X)[i, j], slack=0.01)
+
+
+def test_rff_orthogonal_beats_iid_for_the_gaussian_kernel() -> None:
+    # Yu et al. (2016) / Rowland (2018) Thm 7.9: lower MSE in high dimensions
+    d = 32
+    X = np.random.default_rng(2).standard_normal((3, d)) / np.sqrt(d)
+    truth = RBF()(X)[np.triu_indices(3, k=1)]
+    mse = {}
+    for coupling in ("iid", "orthogonal"):
+        Z = RandomFourierFeatures(d * 1500, coupling=coupling, random_state=3).fit_transform(X)
+        est = _group_estimates(Z, d * 1500, "cos_sin", group=d)
+        mse[coupling] = ((est - truth) ** 2).mean(axis=0)
+    assert np.all(mse["orthogonal"] < 0.8 * mse["iid"]), mse
+
+
+@pytest.mark.parametrize("coupling", ["iid", "orthogonal"])
+def test_angular_features_unbiased(coupling) -> None:
+    m = D * 3000
+    Z = AngularFeatures(m, coupling=coupling, random_state=4).fit_transform(X4)
+    est = _group_estimates(Z, m, "cos_bias", group=D)
+    truth = Angular()(X4)[np.triu_indices(4, k=1)]
+    _assert_unbiased(est, truth)
+    np.testing.assert_allclose(np.abs(Z), 1 / np.sqrt(m))
+
+
+def test_angular_features_hadamard_nearly_unbiased() -> None:
+    d = 32
+    X = np.random.default_rng(5).standard_normal((4, d))
+    m = d * 2000
+    Z = AngularFeatures(m, coupling="hadamard", random_state=6).fit_transform(X)
+    est = _group_estimates(Z, m, "cos_bias", group=d)
+    _assert_unbiased(est, Angular()(X)[np.triu_indices(4, k=1)], slack=0.01)
+
+
+def test_angular_mse_iid_matches_lemma_7_4_and_orthogonal_is_lower() -> None:
+    d, reps = 8, 4000
+    X = np.random.default_rng(7).standard_normal((2, d))
+    cosang = X[0] @ X[1] / np.linalg.norm(X[0]) / np.linalg.norm(X[1])
+    theta = np.arccos(cosang)
+    truth = 1 - 2 * theta / np.pi
+    mse = {}
+    for coupling in ("iid", "orthogonal"):
+        Z = AngularFeatures(d * reps, coupling=coupling, random_state=8).fit_transform(X)
+        est = _group_estimates(Z, d * reps, "cos_bias", group=d)[:, 0]
+        mse[coupling] = np.mean((est - truth) ** 2)
+    lemma = 4 * theta * (np.pi - theta) / (d * np.pi**2)  # Lemma 7.4, m = d
+    assert abs(mse["iid"] / lemma - 1) < 0.1
+    assert mse["orthogonal"] < 0.9 * mse["iid"]  # Thm 7.5
+
+
+# ---------------------------------------------------------------------------- frequency laws
+@pytest.mark.parametrize(("kernel", "nu"), KERNELS)
+@pytest.mark.parametrize("coupling", ["iid", "orthogonal", "hadamard"])
+def test_frequency_norms_follow_rho_k(kernel, nu, coupling) -> None:
+    # Gaussian: |w|^2 l^2 ~ chi2_d; Matérn-nu: |w|^2 l^2 / d ~ F(d, 2 nu) (multivariate t,
+    # Table 7.1 with exponent -nu - d/2); Laplace: nu = 1/2
+    d, ls = 16, 0.7
+    rff = RandomFourierFeatures(
+        4000, kernel=kernel, nu=nu, lengthscale=ls, coupling=coupling, random_state=9
+    ).fit(np.zeros((2, d)))
+    sq = np.sum((rff.get_frequencies() * ls) ** 2, axis=1)
+    if kernel == "rbf":
+        law = stats.chi2(d)
+    else:
+        law = stats.f(d, 2 * (0.5 if kernel == "laplace" else nu))
+        sq = sq / d
+    assert stats.kstest(sq, law.cdf).pvalue > 1e-3
+    # a wrong law is rejected: one more dimension (Gaussian), one more dof (Matérn)
+    wrong = stats.chi2(d + 1) if kernel == "rbf" else stats.f(d, law.args[1] + 2)
+    assert stats.kstest(sq, wrong.cdf).pvalue < 1e-3
+
+
+@pytest.mark.parametrize("coupling", ["iid", "orthogonal", "hadamard"])
+@pytest.mark.parametrize("features", ["cos_sin", "cos_bias"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rff_transform_matches_explicit_formula(coupling, features, dtype) -> None:
+    X = np.random.default_rng(10).standard_normal((50, 20)).astype(dtype)
+    rff = RandomFourierFeatures(
+        70, coupling=coupling, features=features, variance=1.7, lengthscale=0.8, random_state=0
+    ).fit(X)
+    Z = rff.transform(X)
+    assert Z.dtype == dtype
+    P = X.astype(np.float64) @ rff.get_frequencies().T
+    if features == "cos_sin":
+        ref = np.sqrt(1.7 / 70) * np.hstack([np.cos(P), np.sin(P)])
+    else:
+        ref = np.sqrt(2 * 1.7 / 70) * np.cos(P + rff.offsets_)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    np.testing.assert_allclose(Z, ref, atol=tol)
+    assert rff.n_features_out_ == Z.shape[1] == (140 if features == "cos_sin" else 70)
+
+
+@pytest.mark.parametrize("coupling", ["iid", "orthogonal", "hadamard"])
+def test_ard_lengthscale_equals_scaling_the_inputs(coupling) -> None:
+    X = np.random.default_rng(11).standard_normal((10, 20))
+    ls = np.linspace(0.5, 2.0, 20)
+    a = RandomFourierFeatures(64, coupling=coupling, lengthscale=ls, random_state=3).fit(X)
+    b = RandomFourierFeatures(64, coupling=coupling, lengthscale=1.0, random_state=3).fit(X / ls)
+    np.testing.assert_allclose(a.transform(X), b.transform(X / ls), atol=1e-12)
+
+
+def test_median_lengthscale() -> None:
+    X = np.random.default_rng(12).standard_normal((30, 5))
+    rff = RandomFourierFeatures(10, lengthscale="median", random_state=0).fit(X)
+    assert rff.lengthscale_ == pytest.approx(median_heuristic(X))
+
+
+# ---------------------------------------------------------------------------- storage
+def test_hadamard_coupling_stores_o_m_parameters() -> None:
+    X = np.zeros((2, 256))
+    rff = RandomFourierFeatures(1024, coupling="hadamard", random_state=0).fit(X)
+    assert rff.frequencies_ is None
+    # 4 stacked blocks x 3 diagonals x 256 int8 signs + 1024 float64 norms
+    assert rff.n_parameter_bytes_ == 4 * 3 * 256 + 8 * 1024
+    dense = RandomFourierFeatures(1024, coupling="orthogonal", random_state=0).fit(X)
+    assert dense.n_parameter_bytes_ == 8 * 1024 * 256
+    ang = AngularFeatures(1024, coupling="hadamard", random_state=0).fit(X)
+    assert ang.n_parameter_bytes_ == 4 * 3 * 256
+
+
+# ---------------------------------------------------------------------------- contract
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: RandomFourierFeatures(40, coupling="hadamard", **kw),
+        lambda **kw: RandomFourierFeatures(40, kernel="matern", coupling="orthogonal", **kw),
+        lambda **kw: AngularFeatures(40, coupling="orthogonal", **kw),
+    ],
+    ids=["rff-hadamard", "rff-orthogonal", "angular"],
+)
+def test_transformer_contract(make) -> None:
+    X = np.random.default_rng(13).standard_normal((15, 20))
+    est = make(random_state=0)
+    assert est.fit(X) is est
+    Z = est.transform(X)
+    assert Z.shape[0] == 15 and est.n_features_in_ == 20
+    np.testing.assert_array_equal(make(random_state=0).fit_transform(X), Z)
+    assert not np.allclose(make(random_state=1).fit(X).transform(X), Z)
+    # transform uses the fitted state, not the (changed) constructor arguments
+    est.set_params(n_components=5, random_state=7)
+    np.testing.assert_array_equal(est.transform(X), Z)
+    # cloning gives an unfitted copy with the same parameters
+    c = clone(est)
+    assert c.get_params() == est.get_params()
+    with pytest.raises(NotFittedError):
+        c.transform(X)
+    with pytest.raises(ValueError, match="X has 3 features, but 20 were expected"):
+        est.transform(X[:, :3])
+    # n_jobs does not change the numbers
+    np.testing.assert_allclose(make(random_state=0, n_jobs=2).fit(X).transform(X), Z, atol=1e-15)
+
+
+def test_rff_in_a_pipeline_and_transform_of_new_points() -> None:
+    rng = np.random.default_rng(14)
+    X = rng.uniform(-2, 2, (200, 1))
+    y = np.sin(2 * X[:, 0])
+    model = make_pipeline(
+        RandomFourierFeatures(300, lengthscale=0.5, random_state=0), Ridge(alpha=1e-3)
+    ).fit(X, y)
+    Xt = np.linspace(-1.5, 1.5, 7)[:, None]
+    assert np.max(np.abs(model.predict(Xt) - np.sin(2 * Xt[:, 0]))) < 0.05
+
+
+def test_refit_changes_input_dimension() -> None:
+    rff = RandomFourierFeatures(10, random_state=0)
+    rff.fit(np.ones((3, 4)))
+    rff.fit(np.ones((3, 7)))
+    assert rff.transform(np.ones((2, 7))).shape == (2, 20)
+
+
+# ---------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("cls", [RandomFourierFeatures, AngularFeatures])
+def test_bad_n_components_coupling_blocks(cls) -> None:
+    X = np.ones((3, 4)) + np.arange(4)
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match="n_components must be >= 1"):
+            cls(bad).fit(X)
+    with pytest.raises(TypeError, match="n_components must be an integer"):
+        cls(2.5).fit(X)
+    with pytest.raises(ValueError, match="coupling must be one of"):
+        cls(4, coupling="random").fit(X)
+    with pytest.raises(ValueError, match="n_blocks must be >= 1"):
+        cls(4, coupling="hadamard", n_blocks=0).fit(X)
+    with pytest.raises(ValueError, match="n_jobs must be"):
+        cls(4, n_jobs=0).fit(X)
+
+
+@pytest.mark.parametrize("cls", [RandomFourierFeatures, AngularFeatures])
+def test_bad_inputs_X(cls) -> None:
+    X = np.random.default_rng(15).standard_normal((5, 3))
+    with pytest.raises(TypeError, match="real-valued"):
+        cls(4).fit(X + 1j)
+    Xn = X.copy()
+    Xn[1, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        cls(4).fit(Xn)
+    with pytest.raises(ValueError, match="no features"):
+        cls(4).fit(np.ones((3, 0)))
+    with pytest.raises(ValueError, match="2-dimensional"):
+        cls(4).fit(np.ones(3))
+    with pytest.raises(NotFittedError):
+        cls(4).transform(X)
+    est = cls(4).fit(X)
+    with pytest.raises(ValueError, match="NaN"):
+        est.transform(Xn)
+    with pytest.raises(TypeError, match="real-valued"):
+        est.transform(X + 1j)
+    with pytest.raises(TypeError, match="sparse input is not supported"):
+        est.transform(sp.csr_matrix(X))
+
+
+def test_rff_bad_kernel_and_hyperparameters() -> None:
+    X = np.ones((3, 2)) + np.arange(2)
+    with pytest.raises(ValueError, match="Fourier form"):
+        RandomFourierFeatures(4, kernel="polynomial").fit(X)
+    with pytest.raises(TypeError, match="kernel must be one of"):
+        RandomFourierFeatures(4, kernel=RBF()).fit(X)
+    for nu in (0, -1.0):
+        with pytest.raises(ValueError, match="nu must be > 0"):
+            RandomFourierFeatures(4, kernel="matern", nu=nu).fit(X)
+    with pytest.raises(TypeError, match="nu must be a number"):
+        RandomFourierFeatures(4, kernel="matern", nu="smooth").fit(X)
+    with pytest.raises(ValueError, match="lengthscale must be one of"):
+        RandomFourierFeatures(4, lengthscale="mean").fit(X)
+    with pytest.raises(ValueError, match="lengthscale must be > 0"):
+        RandomFourierFeatures(4, lengthscale=-1.0).fit(X)
+    with pytest.raises(ValueError, match="one entry per feature"):
+        RandomFourierFeatures(4, lengthscale=[1.0, 2.0, 3.0]).fit(X)
+    with pytest.raises(ValueError, match="variance must be > 0"):
+        RandomFourierFeatures(4, variance=0.0).fit(X)
+    with pytest.raises(ValueError, match="features must be one of"):
+        RandomFourierFeatures(4, features="sin").fit(X)
+    # nu is ignored unless kernel="matern"; inf is the RBF limit
+    RandomFourierFeatures(4, kernel="rbf", nu=-1).fit(X)
+    a = RandomFourierFeatures(4, kernel="matern", nu=np.inf, random_state=0).fit_transform(X)
+    np.testing.assert_array_equal(a, RandomFourierFeatures(4, random_state=0).fit_transform(X))
+
+
+def test_angular_zero_vector_maps_to_zero_features() -> None:
+    est = AngularFeatures(4, random_state=0).fit(np.ones((2, 3)))
+    Z = est.transform(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]))
+    np.testing.assert_array_equal(Z[1], 0.0)
+    assert np.all(np.abs(Z[0]) == 0.5)
+
+
+def test_hadamard_coupling_warns_in_few_dimensions() -> None:
+    with pytest.warns(UserWarning, match="biased"):
+        RandomFourierFeatures(4, coupling="hadamard").fit(np.ones((2, 5)))
+
+
+# ---------------------------------------------------------------------------- doctests
+@pytest.mark.parametrize(
+    "module",
+    ["fwht", "fourier", "angular", "projection"],
+)
+def test_docstring_examples(module) -> None:
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"kernelkit.features.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0
+    assert result.failed == 0
