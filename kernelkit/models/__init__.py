@@ -10,6 +10,7 @@ before giving up with advice.
 
 from kernelkit.models._linalg import NumericalWarning, cholesky_jitter
 from kernelkit.models.gp import GaussianProcessRegressor
+from kernelkit.models.random_features import RandomFeatureGP, RandomFeatureRidge
 from kernelkit.models.ridge import KernelRidge
 from kernelkit.models.svc import KernelSVC
 
@@ -18,5 +19,7 @@ __all__ = [
     "KernelRidge",
     "KernelSVC",
     "NumericalWarning",
+    "RandomFeatureGP",
+    "RandomFeatureRidge",
     "cholesky_jitter",
 ]

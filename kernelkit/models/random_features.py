@@ -1,0 +1,538 @@
+"""Gaussian process and ridge regression in the primal, on explicit (random) feature maps.
+
+With features ``Phi`` (``n x p``) whose inner products approximate a kernel,
+``Phi Phi^T ~ K``, the model ``y = Phi w + eps``, ``w ~ N(0, I_p)``, ``eps ~ N(0, s2 I)``
+is a Gaussian process with covariance ``phi(x)^T phi(x')``. Its posterior is computed in
+``O(n p^2)`` from one Cholesky factorisation of ``A = Phi^T Phi + s2 I`` (Rowland (2018)
+eq. 5.5) instead of ``O(n^3)`` for the exact GP (eq. 5.4):
+
+* weights ``w | y ~ N(A^-1 Phi^T y, s2 A^-1)``;
+* predictive mean ``phi(x*)^T A^-1 Phi^T y`` and covariance ``s2 phi(x*)^T A^-1 phi(x*')``.
+
+:func:`gaussian_kl` and :meth:`RandomFeatureGP.kl_to` measure how far the approximate
+predictive distribution is from the exact GP's (Rowland (2018) §7.6.2, Table 7.2).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, RegressorMixin, clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from kernelkit._validation import check_array, check_in, check_int, check_positive, check_target
+from kernelkit.features import AngularFeatures, RandomFourierFeatures
+from kernelkit.features._coupling import COUPLINGS
+from kernelkit.kernels import RBF, Angular, Kernel, Laplace, Matern
+from kernelkit.models._linalg import cholesky_jitter
+
+__all__ = ["RandomFeatureGP", "RandomFeatureRidge", "gaussian_kl"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+#: kernel names accepted in place of kernel objects (unit lengthscale and variance)
+KERNEL_NAMES = ("rbf", "gaussian", "matern", "laplace", "angular")
+KL_DIRECTIONS = ("approx_exact", "exact_approx")
+
+
+# ---------------------------------------------------------------------- feature maps
+def _feature_map_for(kernel: Any, n_components: int, coupling: str, random_state: Any) -> Any:
+    """An unfitted random feature map whose inner products estimate ``kernel``.
+
+    Names get unit lengthscale and variance (Matérn: ``nu = 2.5``); kernel objects
+    (RBF, Matern, Laplace, Angular) pass their hyperparameters on.
+    """
+    common = {"n_components": n_components, "coupling": coupling, "random_state": random_state}
+    if isinstance(kernel, str):
+        check_in(kernel, "kernel", KERNEL_NAMES)
+        if kernel == "angular":
+            return AngularFeatures(**common)
+        return RandomFourierFeatures(kernel=kernel, **common)
+    if isinstance(kernel, Angular):
+        return AngularFeatures(**common)
+    if isinstance(kernel, (RBF, Matern)):
+        nu = float(getattr(kernel, "nu", math.inf))
+        if isinstance(kernel, Laplace) or nu == 0.5:
+            name = "laplace"
+        else:
+            name = "rbf" if isinstance(kernel, RBF) or math.isinf(nu) else "matern"
+        ls = kernel.lengthscale
+        ls = float(ls) if np.ndim(ls) == 0 else np.asarray(ls, dtype=np.float64)
+        return RandomFourierFeatures(
+            kernel=name,
+            nu=nu if name == "matern" else 2.5,
+            lengthscale=ls,
+            variance=float(kernel.variance),
+            **common,
+        )
+    what = type(kernel).__name__
+    hint = (
+        " (composite kernels have no random feature map here)" if isinstance(kernel, Kernel) else ""
+    )
+    raise TypeError(
+        f"kernel must be one of {', '.join(map(repr, KERNEL_NAMES))} or an RBF, Matern, "
+        f"Laplace or Angular kernel object; got {what}{hint}"
+    )
+
+
+def _check_feature_map(fm: Any) -> None:
+    if not (callable(fm) or hasattr(fm, "transform") or hasattr(fm, "fit_transform")):
+        raise TypeError(
+            "feature_map must be None, callable, or have a transform / fit_transform method; "
+            f"got {type(fm).__name__}"
+        )
+
+
+def _apply(fm: Any, X: np.ndarray, fit: bool) -> np.ndarray:
+    """``Phi = fm(X)`` as a finite float64 array (fitting ``fm`` first when ``fit``)."""
+    if fit and hasattr(fm, "fit_transform"):
+        Phi = fm.fit_transform(X)
+    elif hasattr(fm, "transform"):
+        Phi = fm.transform(X)
+    else:
+        Phi = fm(X)
+    if hasattr(Phi, "toarray"):  # scipy sparse features
+        Phi = Phi.toarray()
+    Phi = check_array(Phi, "feature_map(X)", dtype=np.float64)
+    if Phi.shape[0] != X.shape[0]:
+        raise ValueError(f"feature_map(X) has {Phi.shape[0]} rows, but X has {X.shape[0]} samples")
+    return Phi
+
+
+class _PrimalModel(RegressorMixin, BaseEstimator):
+    """Shared fitting: features, then ``L = chol(Phi^T Phi + reg I)`` and the weights."""
+
+    def _make_feature_map(self) -> Any:
+        if self.feature_map is not None:
+            _check_feature_map(self.feature_map)
+            fm = self.feature_map
+            return clone(fm, safe=False) if hasattr(fm, "fit_transform") else fm
+        m = check_int(self.n_components, "n_components", minimum=1)
+        check_in(self.coupling, "coupling", COUPLINGS)
+        return _feature_map_for(self.kernel, m, self.coupling, self.random_state)
+
+    def _fit_features(self, X: Any, Y: np.ndarray, reg: float) -> tuple[np.ndarray, np.ndarray]:
+        """Fit the feature map on ``X`` and solve ``(Phi^T Phi + reg I) W = Phi^T Y``."""
+        fm = self._make_feature_map()
+        Phi = _apply(fm, X, fit=True)
+        # Rowland (2018) eq. 5.5: w = (Phi^T Phi + reg I)^-1 Phi^T y, O(n p^2)
+        A = Phi.T @ Phi
+        A[np.diag_indices_from(A)] += reg
+        L, jitter = cholesky_jitter(A, name="Phi^T Phi + noise*I", return_jitter=True)
+        self.coef_ = scipy.linalg.cho_solve((L, True), Phi.T @ Y, check_finite=False)
+        self.L_ = L
+        self.jitter_ = jitter
+        self.feature_map_ = fm
+        self.n_features_in_ = X.shape[1]
+        self.n_features_out_ = Phi.shape[1]
+        return Phi, L
+
+    def _predict_features(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        check_is_fitted(self, "coef_")
+        X = check_array(X, "X", n_features=self.n_features_in_)
+        Phi = _apply(self.feature_map_, X, fit=False)
+        if Phi.shape[1] != self.n_features_out_:
+            raise ValueError(
+                f"feature_map(X) has {Phi.shape[1]} features, but {self.n_features_out_} "
+                "were seen in fit"
+            )
+        return X, Phi
+
+
+class RandomFeatureRidge(_PrimalModel):
+    """Ridge regression on an explicit feature map, solved in the primal.
+
+    ``w = (Phi^T Phi + alpha I)^-1 Phi^T y`` and ``f(x) = phi(x)^T w`` (Rowland (2018) eq.
+    5.5): kernel ridge regression with the kernel ``phi(x)^T phi(x')``, in ``O(n p^2)``
+    for ``p`` features. It equals :class:`~kernelkit.models.KernelRidge` with the same
+    ``feature_map`` and ``alpha``; this class adds the random-feature construction from a
+    kernel.
+
+    Parameters
+    ----------
+    feature_map : transformer, callable or None, default=None
+        An object with ``fit_transform`` (a clone is fitted in ``fit``), an object with
+        only ``transform`` (used as is), or a callable ``X -> Phi``. ``None`` builds random
+        features for ``kernel`` (:class:`~kernelkit.features.RandomFourierFeatures` or
+        :class:`~kernelkit.features.AngularFeatures`).
+    alpha : float, default=1.0
+        Ridge regularisation ``> 0`` (scikit-learn's convention, no intercept).
+    kernel : str or Kernel, default="rbf"
+        With ``feature_map=None``: ``"rbf"``, ``"matern"`` (nu = 5/2), ``"laplace"``,
+        ``"angular"`` (unit lengthscale and variance), or an ``RBF``, ``Matern``,
+        ``Laplace`` or ``Angular`` object whose hyperparameters are used. Ignored when
+        ``feature_map`` is given.
+    n_components : int, default=100
+        Number of random frequencies / directions (``feature_map=None`` only).
+    coupling : {"iid", "orthogonal", "hadamard"}, default="iid"
+        IID, ORF or SORF features (Rowland (2018) §7.6; ``feature_map=None`` only).
+    random_state : int, RandomState or None
+        Seeds the random features (``feature_map=None`` only).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features_out_,) or (n_features_out_, n_targets)
+    feature_map_ : object
+        The fitted feature map.
+    L_ : ndarray of shape (n_features_out_, n_features_out_)
+        Lower Cholesky factor of ``Phi^T Phi + alpha I`` (plus jitter, if any).
+    jitter_ : float
+    n_features_in_, n_features_out_ : int
+
+    See Also
+    --------
+    RandomFeatureGP : the same mean, with predictive variances.
+    kernelkit.models.KernelRidge : the dual (exact kernel) solution.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-2, 2, size=(200, 2))
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.randn(200)
+    >>> model = RandomFeatureRidge(kernel=RBF(lengthscale=1.0), n_components=200,
+    ...                            alpha=0.1, random_state=0).fit(X, y)
+    >>> bool(np.sqrt(np.mean((model.predict(X) - np.sin(X[:, 0])) ** 2)) < 0.1)
+    True
+    """
+
+    def __init__(
+        self,
+        feature_map: Any = None,
+        *,
+        alpha: float = 1.0,
+        kernel: Any = "rbf",
+        n_components: int = 100,
+        coupling: str = "iid",
+        random_state: Any = None,
+    ):
+        self.feature_map = feature_map
+        self.alpha = alpha
+        self.kernel = kernel
+        self.n_components = n_components
+        self.coupling = coupling
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> RandomFeatureRidge:
+        """Fit the feature map and solve for the primal weights."""
+        if np.ndim(self.alpha) != 0:
+            raise ValueError(f"alpha must be a positive scalar, got {self.alpha!r}")
+        check_positive(self.alpha, "alpha")
+        X = check_array(X, "X")
+        ndim = np.ndim(y)
+        if ndim not in (1, 2):
+            raise ValueError(f"y must be 1-D or 2-D (n_samples, n_targets), got {ndim} dimensions")
+        y = check_array(y, "y", ndim=ndim, dtype=np.float64)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y has length {y.shape[0]}, but X has {X.shape[0]} samples")
+        self._fit_features(X, y, float(self.alpha))
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """``phi(X) coef_``, of shape (n_samples,) or (n_samples, n_targets)."""
+        _, Phi = self._predict_features(X)
+        return Phi @ self.coef_
+
+
+class RandomFeatureGP(_PrimalModel):
+    """Gaussian process regression on an explicit (random) feature map, in the primal.
+
+    The Bayesian linear model ``y = phi(x)^T w + eps`` with ``w ~ N(0, I)`` and
+    ``eps ~ N(0, noise)``, i.e. a GP with covariance ``phi(x)^T phi(x')``; with random
+    Fourier features this approximates the GP with the kernel the features estimate
+    (Rowland (2018) §5.1 and §7.6.2). With ``A = Phi^T Phi + noise I`` (Rowland (2018)
+    eq. 5.5):
+
+    * posterior weights ``N(A^-1 Phi^T y, noise A^-1)``;
+    * predictive mean ``phi(x*)^T A^-1 Phi^T y``, covariance
+      ``noise phi(x*)^T A^-1 phi(x*')`` (``+ noise I`` for noisy targets);
+    * log marginal likelihood of ``N(0, Phi Phi^T + noise I)`` through the Woodbury and
+      determinant identities.
+
+    Fitting costs ``O(n p^2 + p^3)`` for ``p`` features, prediction ``O(p^2)`` per point.
+    The hyperparameters (feature map, ``noise``) are used as given, not fitted; to copy
+    them from an exact GP pass its ``kernel_`` and ``noise_``.
+
+    Parameters
+    ----------
+    feature_map : transformer, callable or None, default=None
+        An object with ``fit_transform`` (a clone is fitted in ``fit``), an object with
+        only ``transform`` (used as is), or a callable ``X -> Phi``. ``None`` builds random
+        features for ``kernel``.
+    kernel : str or Kernel, default="rbf"
+        With ``feature_map=None``: ``"rbf"``, ``"matern"`` (nu = 5/2), ``"laplace"``,
+        ``"angular"`` (unit lengthscale and variance), or an ``RBF``, ``Matern``,
+        ``Laplace`` or ``Angular`` object whose lengthscale (scalar or ARD) and variance
+        are used, e.g. the fitted ``kernel_`` of a
+        :class:`~kernelkit.models.GaussianProcessRegressor`. Ignored when
+        ``feature_map`` is given.
+    n_components : int, default=100
+        Number ``m`` of random frequencies (``2m`` cos/sin features) or angular
+        directions (``feature_map=None`` only).
+    coupling : {"iid", "orthogonal", "hadamard"}, default="iid"
+        IID, ORF (Def. 7.6) or SORF (Hadamard–Rademacher, ``k = 3``, §7.6) features.
+    noise : float, default=1e-2
+        Observation noise variance ``> 0`` (on the normalised scale when
+        ``normalize_y``); also the ridge term of ``A``.
+    normalize_y : bool, default=False
+        Standardise ``y`` before fitting; predictions are returned in the original units.
+    random_state : int, RandomState or None
+        Seeds the random features (``feature_map=None`` only).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features_out_,)
+        Posterior mean of the weights (normalised targets).
+    L_ : ndarray of shape (n_features_out_, n_features_out_)
+        Lower Cholesky factor of ``Phi^T Phi + noise I`` (plus jitter, if any).
+    jitter_ : float
+    feature_map_ : object
+        The fitted feature map.
+    noise_ : float
+    y_train_mean_, y_train_std_ : float
+        Normalisation of ``y`` (0 and 1 unless ``normalize_y``).
+    log_marginal_likelihood_value_ : float
+        ``log N(y | 0, Phi Phi^T + noise I)`` of the normalised targets.
+    n_features_in_, n_features_out_ : int
+
+    See Also
+    --------
+    kernelkit.models.GaussianProcessRegressor : the exact GP (``O(n^3)``).
+    RandomFeatureRidge : the predictive mean alone.
+    gaussian_kl : the divergence used by :meth:`kl_to`.
+
+    Notes
+    -----
+    Rowland (2018) eqs. 5.4–5.5 and §7.6.2 (Tables 7.2–7.9: KL divergence to the exact
+    predictive distribution and test RMSE of IID / ORF / SORF approximations).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.models import GaussianProcessRegressor
+    >>> rng = np.random.RandomState(0)
+    >>> X = rng.uniform(-2, 2, size=(100, 3))
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.randn(100)
+    >>> exact = GaussianProcessRegressor(RBF(lengthscale=1.5), noise=0.01,
+    ...                                  optimizer=None).fit(X, y)
+    >>> kls = [RandomFeatureGP(kernel=exact.kernel_, n_components=m, noise=0.01,
+    ...                        coupling="orthogonal", random_state=0)
+    ...        .fit(X, y).kl_to(exact, X[:20]) for m in (10, 300)]
+    >>> bool(kls[0] > kls[1] > 0)
+    True
+    """
+
+    def __init__(
+        self,
+        feature_map: Any = None,
+        *,
+        kernel: Any = "rbf",
+        n_components: int = 100,
+        coupling: str = "iid",
+        noise: float = 1e-2,
+        normalize_y: bool = False,
+        random_state: Any = None,
+    ):
+        self.feature_map = feature_map
+        self.kernel = kernel
+        self.n_components = n_components
+        self.coupling = coupling
+        self.noise = noise
+        self.normalize_y = normalize_y
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Any) -> RandomFeatureGP:
+        """Fit the feature map and compute the weight posterior."""
+        if np.ndim(self.noise) != 0:
+            raise ValueError(f"noise must be a positive scalar, got {self.noise!r}")
+        check_positive(self.noise, "noise")
+        if not isinstance(self.normalize_y, (bool, np.bool_)):
+            raise TypeError(f"normalize_y must be a bool, got {type(self.normalize_y).__name__}")
+        X = check_array(X, "X")
+        y = check_target(y, X.shape[0])
+        mean, std = 0.0, 1.0
+        if self.normalize_y:
+            mean, std = float(np.mean(y)), float(np.std(y))
+            std = std if std > 0 else 1.0
+        yn = (y - mean) / std
+        noise = float(self.noise)
+        Phi, L = self._fit_features(X, yn, noise)
+        self.noise_ = noise
+        self.y_train_mean_, self.y_train_std_ = mean, std
+        self.log_marginal_likelihood_value_ = self._lml(Phi, L, yn, noise)
+        return self
+
+    def _lml(self, Phi: np.ndarray, L: np.ndarray, y: np.ndarray, noise: float) -> float:
+        """``log N(y | 0, Phi Phi^T + noise I)`` in ``O(n p)`` given ``L = chol(A)``.
+
+        Woodbury: ``y^T (Phi Phi^T + s I)^-1 y = (y^T y - y^T Phi A^-1 Phi^T y) / s``;
+        determinant lemma: ``log|Phi Phi^T + s I| = log|A| + (n - p) log s``.
+        """
+        n, p = Phi.shape
+        b = Phi.T @ y
+        quad = (float(y @ y) - float(b @ self.coef_)) / noise
+        logdet = 2.0 * float(np.log(np.diagonal(L)).sum()) + (n - p) * math.log(noise)
+        return -0.5 * (quad + logdet + n * _LOG_2PI)
+
+    # ------------------------------------------------------------------ prediction
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = False,
+        return_cov: bool = False,
+        include_noise: bool = False,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Predictive mean, and optionally standard deviation or covariance.
+
+        Parameters
+        ----------
+        X : array of shape (n_test, n_features_in_)
+        return_std, return_cov : bool
+            At most one of them.
+        include_noise : bool, default=False
+            Predict noisy targets ``y*`` rather than ``f(x*)``: adds ``noise_`` to the
+            variances / the covariance diagonal.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_test,)
+        std : ndarray of shape (n_test,)
+            If ``return_std``.
+        cov : ndarray of shape (n_test, n_test)
+            If ``return_cov``.
+        """
+        if return_std and return_cov:
+            raise ValueError("return_std and return_cov cannot both be true")
+        _, Phi = self._predict_features(X)
+        scale, offset = self.y_train_std_, self.y_train_mean_
+        mean = (Phi @ self.coef_) * scale + offset
+        if not (return_std or return_cov):
+            return mean
+        # V = L^-1 phi(X*)^T, so noise V^T V = noise phi^T A^-1 phi
+        V = scipy.linalg.solve_triangular(self.L_, Phi.T, lower=True, check_finite=False)
+        extra = self.noise_ if include_noise else 0.0
+        if return_cov:
+            cov = self.noise_ * (V.T @ V)
+            cov[np.diag_indices_from(cov)] += extra
+            return mean, cov * scale**2
+        var = self.noise_ * np.einsum("ij,ij->j", V, V) + extra
+        return mean, np.sqrt(var) * scale
+
+    # ------------------------------------------------------------------ comparison
+    def kl_to(
+        self,
+        exact_gp: Any,
+        X_test: Any,
+        *,
+        direction: str = "approx_exact",
+        joint: bool = True,
+        include_noise: bool = True,
+    ) -> float:
+        """KL divergence between this model's and an exact GP's predictive distributions.
+
+        Rowland (2018) §7.6.2 reports the "KL divergence from the approximate predictive
+        distribution obtained via random Fourier feature approximations to the true
+        predictive distribution obtained by an exactly-trained GP" (Tables 7.2, 7.4,
+        7.7: "KL divergence from true posterior"; App. 7.B: "against predictions obtained
+        from exact inference"). We read "from P to Q" as ``KL(P || Q)``, so the default is
+
+        ``KL(N(mu~, Sigma~) || N(mu, Sigma))``  (``direction="approx_exact"``),
+
+        with ``N(mu~, Sigma~)`` this model's and ``N(mu, Sigma)`` the exact GP's predictive
+        distribution at ``X_test``; ``direction="exact_approx"`` gives ``KL(N(mu, Sigma) ||
+        N(mu~, Sigma~))``. The thesis does not say whether the joint or the marginal
+        predictive distributions are compared, nor whether the noise is included; the
+        defaults compare the **joint** distributions of the **noisy** targets ``y*``
+        (without the noise the random-feature covariance has rank at most
+        ``n_features_out_`` and the joint KL is infinite once ``n_test`` exceeds it).
+        ``joint=False`` sums the univariate KLs of the marginals instead.
+
+        Parameters
+        ----------
+        exact_gp : fitted GaussianProcessRegressor
+            Or any fitted regressor with ``predict(X, return_cov=True, include_noise=...)``
+            and ``n_features_in_``.
+        X_test : array of shape (n_test, n_features_in_)
+        direction : {"approx_exact", "exact_approx"}, default="approx_exact"
+        joint : bool, default=True
+        include_noise : bool, default=True
+
+        Returns
+        -------
+        float
+            ``>= 0`` (nats).
+        """
+        check_is_fitted(self, "coef_")
+        check_in(direction, "direction", KL_DIRECTIONS)
+        _check_exact_gp(exact_gp, self.n_features_in_)
+        X_test = check_array(X_test, "X_test", n_features=self.n_features_in_)
+        mu_a, cov_a = self.predict(X_test, return_cov=True, include_noise=include_noise)
+        mu_e, cov_e = exact_gp.predict(X_test, return_cov=True, include_noise=include_noise)
+        p, q = ((mu_a, cov_a), (mu_e, cov_e))
+        if direction == "exact_approx":
+            p, q = q, p
+        if joint:
+            return gaussian_kl(p[0], p[1], q[0], q[1])
+        return _marginal_kl(p[0], np.diagonal(p[1]), q[0], np.diagonal(q[1]))
+
+
+def _check_exact_gp(gp: Any, n_features: int) -> None:
+    if not hasattr(gp, "predict"):
+        raise TypeError(f"exact_gp must be a fitted GP regressor, got {type(gp).__name__}")
+    if not (hasattr(gp, "X_train_") or hasattr(gp, "n_features_in_")):
+        raise NotFittedError(
+            "exact_gp is not fitted; call exact_gp.fit(X_train, y_train) before kl_to"
+        )
+    d = getattr(gp, "n_features_in_", None)
+    if d is not None and d != n_features:
+        raise ValueError(
+            f"exact_gp was fitted on {d} features, but this model on {n_features}; "
+            "they must model the same inputs"
+        )
+
+
+def _marginal_kl(m0: np.ndarray, v0: np.ndarray, m1: np.ndarray, v1: np.ndarray) -> float:
+    """``sum_i KL(N(m0_i, v0_i) || N(m1_i, v1_i))``."""
+    if np.any(v0 <= 0) or np.any(v1 <= 0):
+        raise ValueError("the marginal KL needs positive predictive variances; use include_noise")
+    r = v0 / v1
+    return float(0.5 * np.sum(r + (m1 - m0) ** 2 / v1 - 1.0 - np.log(r)))
+
+
+def gaussian_kl(mean0: Any, cov0: Any, mean1: Any, cov1: Any) -> float:
+    """``KL(N(mean0, cov0) || N(mean1, cov1))`` via Cholesky factors.
+
+    ``1/2 [tr(S1^-1 S0) + (m1 - m0)^T S1^-1 (m1 - m0) - k + log|S1| - log|S0|]`` with
+    ``S1 = L1 L1^T``, ``S0 = L0 L0^T``: ``tr(S1^-1 S0) = |L1^-1 L0|_F^2`` and the
+    log-determinants are ``2 sum log diag L``. Covariances that are not numerically
+    positive definite get jitter (:func:`~kernelkit.models.cholesky_jitter`, with a
+    warning). Clipped at 0 against round-off.
+
+    Examples
+    --------
+    >>> round(gaussian_kl([0.0], [[1.0]], [1.0], [[1.0]]), 12)
+    0.5
+    """
+    m0 = check_array(mean0, "mean0", ndim=1, dtype=np.float64)
+    m1 = check_array(mean1, "mean1", ndim=1, dtype=np.float64)
+    k = m0.shape[0]
+    S0 = check_array(cov0, "cov0", dtype=np.float64)
+    S1 = check_array(cov1, "cov1", dtype=np.float64)
+    if m1.shape[0] != k or S0.shape != (k, k) or S1.shape != (k, k):
+        raise ValueError(
+            f"shapes do not match: mean0 {m0.shape}, cov0 {S0.shape}, mean1 {m1.shape}, "
+            f"cov1 {S1.shape}"
+        )
+    L0 = cholesky_jitter(S0, name="cov0")
+    L1 = cholesky_jitter(S1, name="cov1")
+    M = scipy.linalg.solve_triangular(L1, L0, lower=True, check_finite=False)
+    r = scipy.linalg.solve_triangular(L1, m1 - m0, lower=True, check_finite=False)
+    logdet = 2.0 * (np.log(np.diagonal(L1)).sum() - np.log(np.diagonal(L0)).sum())
+    kl = 0.5 * (float(np.sum(M * M)) + float(r @ r) - k + float(logdet))
+    return max(kl, 0.0)
