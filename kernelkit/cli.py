@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import kernelkit
 from kernelkit.graphs.cli import _add_graph_classify
+from kernelkit.optimize.cli import _add_bayesopt
 
 __all__ = ["main", "COMMANDS"]
 
@@ -146,6 +147,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_tour,
     _add_reproduce,
     _add_graph_classify,
+    _add_bayesopt,
 ]
 
 

@@ -1,0 +1,69 @@
+"""Bayesian optimisation: acquisitions, xi schedules, acquisition search, the loop, plots.
+
+The assignment's Algorithm 3 with a GP surrogate: :class:`BayesianOptimizer` (minimises
+by default; ``maximize=True`` for the seed's convention), the improvement-based
+acquisitions PI and EI (eqs. 2.11, 2.15-2.16) with the noisy incumbent of eq. 2.17,
+log-EI and UCB, analytic x-gradients of all of them, multi-start L-BFGS-B acquisition
+search, xi schedules, and test functions with known minima.
+
+Modules: :mod:`~kernelkit.optimize.acquisition`, :mod:`~kernelkit.optimize.surrogate`
+(posterior moments and their input gradients), :mod:`~kernelkit.optimize.schedules`,
+:mod:`~kernelkit.optimize.search`, :mod:`~kernelkit.optimize.bayesopt`,
+:mod:`~kernelkit.optimize.functions`, :mod:`~kernelkit.optimize.plots` and
+:mod:`~kernelkit.optimize.cli`.
+
+The names below are imported on first use (PEP 562), so that the command line can import
+:mod:`kernelkit.optimize.cli` without loading SciPy and scikit-learn for every command.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "acquisition": [
+        "Acquisition",
+        "ExpectedImprovement",
+        "LogExpectedImprovement",
+        "LogProbabilityOfImprovement",
+        "ProbabilityOfImprovement",
+        "UpperConfidenceBound",
+        "acquisition_names",
+        "get_acquisition",
+        "log_h",
+        "noisy_incumbent",
+    ],
+    "bayesopt": ["BayesianOptimizer", "OptimizationResult"],
+    "functions": [
+        "Ackley",
+        "Branin",
+        "Forrester",
+        "GramacyLee",
+        "Hartmann3",
+        "Hartmann6",
+        "SixHumpCamel",
+        "TestFunction",
+        "function_names",
+        "get_function",
+    ],
+    "schedules": ["CallableSchedule", "Constant", "ExponentialDecay", "Schedule", "as_schedule"],
+    "search": ["maximize_acquisition", "sobol_points"],
+    "surrogate": ["Posterior", "default_kernel", "posterior"],
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = [name for names in _EXPORTS.values() for name in names]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,0 +1,263 @@
+"""BayesianOptimizer: convergence, reproducibility, ask/tell, failures, bad input, figures."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from kernelkit.kernels import RBF, Matern
+from kernelkit.optimize import BayesianOptimizer, ExponentialDecay, get_function
+from kernelkit.plotting import save_figure
+
+FORRESTER = get_function("forrester")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_forrester_global_optimum_within_1e_3_in_20_evaluations(seed):
+    res = BayesianOptimizer(FORRESTER, FORRESTER.bounds, random_state=seed).run(20)
+    assert res.n_evaluations == 20
+    assert res.y_best - FORRESTER.minimum < 1e-3
+    assert abs(res.x_best[0] - FORRESTER.minimizers[0, 0]) < 1e-2
+    assert res.y_best == pytest.approx(FORRESTER(res.x_best))
+
+
+def _trajectory(res):
+    return np.column_stack([res.X, res.y])
+
+
+def test_same_seed_same_trajectory_and_other_seed_differs():
+    f = get_function("branin")
+    a = BayesianOptimizer(f, f.bounds, random_state=3).run(9)
+    b = BayesianOptimizer(f, f.bounds, random_state=3).run(9)
+    c = BayesianOptimizer(f, f.bounds, random_state=4).run(9)
+    assert np.array_equal(_trajectory(a), _trajectory(b))
+    assert not np.array_equal(_trajectory(a), _trajectory(c))
+
+
+def test_ask_tell_gives_the_same_trajectory_as_run():
+    f = get_function("six-hump-camel")
+    kw = dict(n_initial=4, xi=ExponentialDecay(0.5, 0.0, 5), exploit_every=3, random_state=7)
+    ran = BayesianOptimizer(f, f.bounds, **kw).run(10)
+    opt = BayesianOptimizer(None, f.bounds, **kw)
+    for _ in range(10):
+        x = opt.ask()
+        assert np.array_equal(x, opt.ask())  # asking twice gives the same point
+        opt.tell(x, f(x))
+    told = opt.result()
+    assert np.array_equal(_trajectory(ran), _trajectory(told))
+    np.testing.assert_array_equal(ran.xi, told.xi)
+    assert ran.source == told.source
+    assert ran.source[:4] == ["initial"] * 4 and "greedy" in ran.source
+    # run() can continue after ask/tell and vice versa
+    opt.objective = f
+    assert opt.run(2).n_evaluations == 12
+
+
+def test_history_fields():
+    res = BayesianOptimizer(FORRESTER, FORRESTER.bounds, n_initial=3, random_state=0).run(6)
+    assert res.X.shape == (6, 1) and res.y.shape == (6,)
+    assert np.all(np.isnan(res.acquisition[:3])) and np.all(np.isfinite(res.acquisition[3:]))
+    assert np.all(np.isnan(res.xi[:3])) and np.all(res.xi[3:] == 0.0)
+    assert np.all(res.time > 0) and res.errors == [None] * 6
+    assert np.all(np.diff(res.best_so_far) <= 0)
+    assert res.regret(FORRESTER.minimum)[-1] == pytest.approx(res.y_best - FORRESTER.minimum)
+
+
+def test_maximize_option():
+    def neg(x):
+        return -FORRESTER(x)
+
+    res = BayesianOptimizer(neg, FORRESTER.bounds, maximize=True, random_state=0).run(15)
+    assert res.y_best == pytest.approx(-FORRESTER.minimum, abs=1e-3)
+    assert np.all(np.diff(res.best_so_far) >= 0)
+
+
+def test_refit_false_keeps_the_initial_design_hyperparameters():
+    f = get_function("branin")
+    opt = BayesianOptimizer(f, f.bounds, n_initial=5, refit_hyperparameters=False, random_state=0)
+    opt.run(6)
+    theta = opt.gp_.kernel_.theta.copy()
+    noise = opt.gp_.noise_
+    opt.run(3)
+    assert np.array_equal(opt.gp_.kernel_.theta, theta) and opt.gp_.noise_ == noise
+    refit = BayesianOptimizer(f, f.bounds, n_initial=5, random_state=0)
+    refit.run(6)
+    theta = refit.gp_.kernel_.theta.copy()
+    refit.run(3)
+    assert not np.array_equal(refit.gp_.kernel_.theta, theta)
+
+
+def test_user_kernel_is_copied_and_used():
+    k = Matern(lengthscale=[0.3, 0.3], nu=1.5, lengthscale_bounds=(1e-2, 10.0))
+    f = get_function("branin")
+    opt = BayesianOptimizer(f, f.bounds, kernel=k, n_initial=5, random_state=0)
+    opt.run(6)
+    assert opt.gp_.kernel_.nu == 1.5
+    assert np.array_equal(k.lengthscale, [0.3, 0.3])  # the caller's kernel is untouched
+
+
+def test_kernel_without_input_gradients_falls_back_to_finite_differences():
+    class NoGradientRBF(RBF):
+        def _input_gradient(self, X, Y):
+            raise NotImplementedError
+
+    kernel = NoGradientRBF(lengthscale=0.3, lengthscale_bounds=(1e-2, 10.0))
+    opt = BayesianOptimizer(FORRESTER, FORRESTER.bounds, kernel=kernel, random_state=0)
+    res = opt.run(12)
+    assert not opt._analytic_gradient
+    assert res.y_best - FORRESTER.minimum < 1e-2
+
+
+# ---------------------------------------------------------------- failures
+def test_failed_evaluations_are_recorded_and_the_run_continues():
+    calls = []
+
+    def flaky(x):
+        calls.append(x)
+        if len(calls) == 2:
+            raise RuntimeError("simulator crashed")
+        if len(calls) == 4:
+            return float("nan")
+        return FORRESTER(x)
+
+    res = BayesianOptimizer(flaky, [(0.0, 1.0)], n_initial=3, random_state=0).run(10)
+    assert res.n_evaluations == 10 and res.n_failed == 2
+    assert res.errors[1] == "RuntimeError: simulator crashed"
+    assert "nan" in res.errors[3]
+    assert math.isnan(res.y[1]) and math.isnan(res.y[3])
+    assert np.isfinite(res.y_best) and res.y_best == np.nanmin(res.y)
+
+
+def test_all_evaluations_failing_is_a_clear_error():
+    def broken(x):
+        raise ValueError("no licence")
+
+    opt = BayesianOptimizer(broken, [(0.0, 1.0)], n_initial=2, random_state=0)
+    with pytest.raises(RuntimeError, match=r"all 4 evaluations of the objective failed.*licence"):
+        opt.run(4)
+    assert opt.result().n_failed == 4
+
+
+def test_objective_returning_a_non_number_is_a_failure():
+    res = BayesianOptimizer(
+        lambda x: [1.0, 2.0] if x[0] > 0.5 else float(x[0]),
+        [(0.0, 1.0)],
+        n_initial=4,
+        random_state=0,
+    ).run(4)
+    failed = [e for e in res.errors if e is not None]
+    assert all("not a number" in e for e in failed)
+
+
+def test_tell_a_failure_by_hand():
+    opt = BayesianOptimizer(None, [(0.0, 1.0)], n_initial=2, random_state=0)
+    x = opt.ask()
+    opt.tell(x, None, error="timeout")
+    assert opt.result().errors == ["timeout"]
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "bounds, match",
+    [
+        ([(1.0, 0.0)], "low < high.*dimension 0 has low=1 >= high=0"),
+        ([(0.0, 1.0), (2.0, 2.0)], "dimension 1 has low=2 >= high=2"),
+        ([0.0, 1.0], r"shape \(d, 2\).*\[\(0, 1\)\]"),
+        ([(0.0, 1.0, 2.0)], r"shape \(d, 2\)"),
+        ([], r"shape \(d, 2\)"),
+        ([(0.0, np.inf)], "bounds must be finite"),
+        ("0 1", "bounds must be a sequence"),
+    ],
+)
+def test_bad_bounds(bounds, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        BayesianOptimizer(lambda x: 0.0, bounds)
+
+
+def test_wrong_number_of_bounds_for_the_objective():
+    with pytest.raises(ValueError, match=r"bounds has 1 .* pairs, but the objective takes 2"):
+        BayesianOptimizer(get_function("branin"), [(0.0, 1.0)])
+
+
+def test_bounds_default_to_the_test_function_box():
+    f = get_function("branin")
+    assert np.array_equal(BayesianOptimizer(f).bounds_, f.bounds)
+    with pytest.raises(ValueError, match="bounds are required"):
+        BayesianOptimizer(lambda x: 0.0)
+
+
+def test_negative_n_iter():
+    opt = BayesianOptimizer(FORRESTER, FORRESTER.bounds)
+    with pytest.raises(ValueError, match="n_iter must be >= 0"):
+        opt.run(-1)
+    assert opt.run(0).n_evaluations == 0
+
+
+@pytest.mark.parametrize(
+    "kw, err, match",
+    [
+        ({"acquisition": "expected"}, ValueError, "unknown acquisition 'expected'"),
+        ({"acquisition": "ucb", "xi": 0.1}, ValueError, "xi applies to the improvement"),
+        ({"xi": -1.0}, ValueError, "xi must be finite and >= 0"),
+        ({"n_initial": 0}, ValueError, "n_initial must be >= 1"),
+        ({"initial_design": "grid"}, ValueError, "initial_design must be one of"),
+        ({"noise": 0.0}, ValueError, "noise must be > 0"),
+        ({"kernel": "rbf"}, TypeError, "kernel must be a kernelkit Kernel"),
+        ({"kernel": Matern(lengthscale=[1.0, 1.0])}, ValueError, "lengthscale has 2 entries"),
+        ({"exploit_every": 0}, ValueError, "exploit_every must be >= 1"),
+        ({"noise_bounds": (1.0, 0.1)}, ValueError, "noise_bounds must satisfy 0 < low <= high"),
+        ({"noise_bounds": "tiny"}, ValueError, "noise_bounds must be 'fixed' or a pair"),
+        ({"maximize": "yes"}, TypeError, "maximize must be a bool"),
+    ],
+)
+def test_bad_parameters(kw, err, match):
+    with pytest.raises(err, match=match):
+        BayesianOptimizer(FORRESTER, FORRESTER.bounds, **kw)
+
+
+def test_run_without_objective():
+    with pytest.raises(ValueError, match="run needs an objective"):
+        BayesianOptimizer(None, [(0.0, 1.0)]).run(3)
+    with pytest.raises(TypeError, match="objective must be callable"):
+        BayesianOptimizer(3.0, [(0.0, 1.0)])
+
+
+def test_tell_wrong_dimension_or_outside_bounds():
+    opt = BayesianOptimizer(None, [(-5.0, 10.0), (0.0, 15.0)])
+    with pytest.raises(ValueError, match=r"x must be a point with 2 coordinate\(s\).*\(3,\)"):
+        opt.tell([1.0, 2.0, 3.0], 1.0)
+    with pytest.raises(ValueError, match=r"x is outside bounds: coordinate 1 is 16.*\[0, 15\]"):
+        opt.tell([1.0, 16.0], 1.0)
+    with pytest.raises(ValueError, match="x must be finite"):
+        opt.tell([np.nan, 1.0], 1.0)
+    with pytest.raises(TypeError, match="y must be a number"):
+        opt.tell([1.0, 1.0], "big")
+    opt.tell([10.0, 0.0], 3.0)  # on the boundary is fine
+    assert opt.result().source == ["told"]
+
+
+# ---------------------------------------------------------------- figures
+def test_step_figure_and_convergence_plot(tmp_path):
+    opt = BayesianOptimizer(FORRESTER, FORRESTER.bounds, n_initial=3, random_state=0)
+    res = opt.run(6)
+    assert opt.acquisition_steps == [3, 4, 5]
+    fig = res.plot(4)
+    bottom = fig.axes[1]
+    assert len(bottom.lines) >= 2  # the acquisition and its maximiser
+    assert save_figure(fig, tmp_path / "step.png") == "step.png"
+    assert (tmp_path / "step.png").stat().st_size > 1000
+    save_figure(res.plot_convergence(minimum=FORRESTER.minimum), tmp_path / "conv.png")
+    assert (tmp_path / "conv.png").exists()
+    with pytest.raises(ValueError, match=r"step 1 was not chosen by the acquisition.*3..5"):
+        opt.plot(1)
+
+
+def test_step_figure_needs_one_dimension():
+    f = get_function("branin")
+    opt = BayesianOptimizer(f, f.bounds, n_initial=5, random_state=0)
+    res = opt.run(6)
+    with pytest.raises(ValueError, match=r"plot\(step\) draws 1-D problems.*plot_convergence"):
+        res.plot()
+    res.plot_convergence()  # any dimension
