@@ -25,7 +25,7 @@ __all__ = ["sq_dist", "map_sq_dist"]
 #: so the in-place profile evaluation runs in cache right after the matrix product.
 _TILE = 512
 #: Below this many output elements the work is done in the calling thread.
-_THREAD_MIN_ELEMENTS = 1 << 22
+_THREAD_MIN_ELEMENTS = 1 << 20
 
 
 def _n_workers() -> int:

@@ -127,27 +127,29 @@ class Stationary(Kernel):
         self, X: np.ndarray
     ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         Z = self._scaled(X)
-        S = map_sq_dist(Z, Z)  # kept for the contraction
-        K0 = self._f(S.copy())  # the profile f(r), kept too
+        K0 = map_sq_dist(Z, Z, self._f)  # the profile f(r), kept for the contraction
         v = float(self.variance)
         K = K0 * v
+        # the squared distances themselves are needed only for some hyperparameters
+        needs_s = not self._g_is_f or not self.anisotropic or bool(self._extra_hyperparameters())
+        S = map_sq_dist(Z, Z) if needs_s else None
 
         def contract(W: np.ndarray) -> np.ndarray:
             out: dict[str, np.ndarray] = {}
             free = {hp.name for hp in self.free_hyperparameters}
             if "lengthscale" in free:
-                M = K0 * W if self._g_is_f else self._g(S.copy()) * W
-                M *= v
+                M = K0 * W if self._g_is_f else self._g(S.copy()) * W  # type: ignore[union-attr]
                 if self.anisotropic:
+                    # sum_ij M_ij (z_ik - z_jk)^2 = r.Z2 + c.Z2 - 2 sum_i z_ik (M z)_ik with
+                    # r, c the row and column sums of M: one product gives M z and r
+                    Z1 = np.hstack([Z, np.ones((Z.shape[0], 1), dtype=Z.dtype)])
+                    MZ1 = M @ Z1
+                    col = np.ones(M.shape[0], dtype=M.dtype) @ M
                     Z2 = Z * Z
-                    # sum_ij M_ij (z_ik - z_jk)^2 = r.Z2 + c.Z2 - 2 sum_i z_ik (M z)_ik
-                    out["lengthscale"] = (
-                        M.sum(axis=1) @ Z2
-                        + M.sum(axis=0) @ Z2
-                        - 2.0 * np.einsum("ik,ik->k", M @ Z, Z)
-                    )
+                    grad = MZ1[:, -1] @ Z2 + col @ Z2 - 2.0 * np.einsum("ik,ik->k", MZ1[:, :-1], Z)
+                    out["lengthscale"] = v * grad
                 else:
-                    out["lengthscale"] = np.array([np.vdot(M, S)])
+                    out["lengthscale"] = np.array([v * np.vdot(M, S)])
             if "variance" in free:
                 out["variance"] = np.array([v * np.vdot(W, K0)])
             extra = zip(self._extra_hyperparameters(), self._extra_gradients(S, K0), strict=True)

@@ -193,7 +193,8 @@ def test_n_restarts_is_reproducible_and_never_worse(monkeypatch) -> None:
 
     monkeypatch.setattr(scipy.optimize, "minimize", recording)
     X, y, _ = _data(n=40)
-    kw = dict(kernel=RBF(lengthscale=[1.0, 1.0]), noise=0.1)
+    # fixed noise: the ordinary (not profiled) parametrisation, starts laid out as theta_
+    kw = dict(kernel=RBF(lengthscale=[1.0, 1.0]), noise=0.1, noise_bounds="fixed")
     single = GaussianProcessRegressor(**kw).fit(X, y)
     a = GaussianProcessRegressor(**kw, n_restarts=3, random_state=7).fit(X, y)
     b = GaussianProcessRegressor(**kw, n_restarts=3, random_state=7).fit(X, y)
@@ -203,7 +204,7 @@ def test_n_restarts_is_reproducible_and_never_worse(monkeypatch) -> None:
     np.testing.assert_array_equal(sa[0], first)  # the kernel's own start comes first
     np.testing.assert_array_equal(np.array(sa), np.array(sb))  # same seed, same restarts
     assert not np.allclose(np.array(sa[1:]), np.array(sc[1:]))
-    bounds = np.vstack([a.kernel_.bounds, np.log([1e-8, 1e5])])
+    bounds = a.kernel_.bounds
     assert np.all((np.array(sa) >= bounds[:, 0]) & (np.array(sa) <= bounds[:, 1]))
     np.testing.assert_array_equal(a.theta_, b.theta_)
     assert a.log_marginal_likelihood_value_ >= single.log_marginal_likelihood_value_ - 1e-8
@@ -362,3 +363,35 @@ def test_estimator_api() -> None:
     assert copy.kernel is not gp.kernel and copy.get_params()["n_restarts"] == 2
     X, y, _ = _data()
     assert GaussianProcessRegressor(RBF()).fit(X, y).score(X, y) > 0.9
+
+
+def test_profiled_variance_reaches_the_same_optimum_in_fewer_evaluations() -> None:
+    """Profiling the signal variance out (stationary kernel, variance and noise fitted)
+    maximises the same likelihood as the plain search over all hyperparameters."""
+    from kernelkit.kernels import Constant
+
+    X, y, _ = _data(n=120)
+    profiled = GaussianProcessRegressor(RBF(lengthscale=[1.0, 1.0]), noise=0.1).fit(X, y)
+    # the same model as a product with a learnable constant: not profiled
+    plain_kernel = RBF(lengthscale=[1.0, 1.0], variance_bounds="fixed") * Constant(1.0)
+    plain = GaussianProcessRegressor(plain_kernel, noise=0.1).fit(X, y)
+    assert profiled.log_marginal_likelihood_value_ >= plain.log_marginal_likelihood_value_ - 1e-7
+    np.testing.assert_allclose(profiled.kernel_.variance, plain.kernel_.k2.value, rtol=1e-3)
+    np.testing.assert_allclose(profiled.noise_, plain.noise_, rtol=1e-3)
+    # theta_ is the full vector, and the stored value is the likelihood there
+    assert profiled.theta_names_ == ["lengthscale[0]", "lengthscale[1]", "variance", "noise"]
+    np.testing.assert_allclose(
+        profiled.log_marginal_likelihood(profiled.theta_),
+        profiled.log_marginal_likelihood_value_,
+        rtol=1e-12,
+    )
+    lml, grad = profiled.log_marginal_likelihood(profiled.theta_, eval_gradient=True)
+    assert np.max(np.abs(grad)) < 1e-3  # a stationary point of the full likelihood
+
+
+def test_profiled_optimum_outside_the_variance_bounds_is_clipped() -> None:
+    X, y, _ = _data(n=60)
+    gp = GaussianProcessRegressor(
+        RBF(lengthscale=[1.0, 1.0], variance_bounds=(1e-3, 1e-2)), noise=0.1
+    ).fit(10.0 * X, 10.0 * y)
+    assert 1e-3 <= gp.kernel_.variance <= 1e-2 * (1 + 1e-9)
