@@ -452,7 +452,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         """Profile-likelihood search; the result's ``x`` is the full ``theta``."""
         names = kernel.theta_names
         iv = names.index("variance")  # position of log variance in kernel.theta
-        keep = np.array([i for i in range(len(names)) if i != iv])
+        keep = np.array([i for i in range(len(names)) if i != iv], dtype=np.intp)
         log_v_lo, log_v_hi = bounds[iv]
         log_n_lo, log_n_hi = bounds[-1]
         # theta_p = [kernel.theta without log variance, log lambda], lambda = noise / variance

@@ -395,3 +395,17 @@ def test_profiled_optimum_outside_the_variance_bounds_is_clipped() -> None:
         RBF(lengthscale=[1.0, 1.0], variance_bounds=(1e-3, 1e-2)), noise=0.1
     ).fit(10.0 * X, 10.0 * y)
     assert 1e-3 <= gp.kernel_.variance <= 1e-2 * (1 + 1e-9)
+
+
+def test_profiled_search_with_only_variance_and_noise_free() -> None:
+    """A fixed lengthscale leaves a one-dimensional profiled search over noise/variance."""
+    from kernelkit.kernels import Constant
+
+    X, y, _ = _data(n=80)
+    gp = GaussianProcessRegressor(RBF(0.7, lengthscale_bounds="fixed"), noise=0.1).fit(X, y)
+    assert gp.theta_names_ == ["variance", "noise"]
+    plain = GaussianProcessRegressor(
+        RBF(0.7, lengthscale_bounds="fixed", variance_bounds="fixed") * Constant(1.0), noise=0.1
+    ).fit(X, y)
+    assert gp.log_marginal_likelihood_value_ >= plain.log_marginal_likelihood_value_ - 1e-7
+    np.testing.assert_allclose(gp.kernel_.variance, plain.kernel_.k2.value, rtol=1e-3)
