@@ -88,3 +88,19 @@ def take(X: Any, idx: np.ndarray) -> Any:
     if isinstance(X, np.ndarray):
         return X[idx]
     return [X[i] for i in idx]
+
+
+def apply_feature_map(fm: Any, X: np.ndarray, fit: bool) -> np.ndarray:
+    """``Phi = fm(X)`` as a finite float64 array (fitting ``fm`` first when ``fit``)."""
+    if fit and hasattr(fm, "fit_transform"):
+        Phi = fm.fit_transform(X)
+    elif hasattr(fm, "transform"):
+        Phi = fm.transform(X)
+    else:
+        Phi = fm(X)
+    if hasattr(Phi, "toarray"):  # scipy sparse features
+        Phi = Phi.toarray()
+    Phi = check_array(Phi, "feature_map(X)", dtype=np.float64)
+    if Phi.shape[0] != X.shape[0]:
+        raise ValueError(f"feature_map(X) has {Phi.shape[0]} rows, but X has {X.shape[0]} samples")
+    return Phi

@@ -28,6 +28,7 @@ from kernelkit._validation import check_array, check_in, check_int, check_positi
 from kernelkit.features import AngularFeatures, RandomFourierFeatures
 from kernelkit.features._coupling import COUPLINGS
 from kernelkit.kernels import RBF, Angular, Kernel, Laplace, Matern
+from kernelkit.models._common import apply_feature_map
 from kernelkit.models._linalg import cholesky_jitter
 
 __all__ = ["RandomFeatureGP", "RandomFeatureRidge", "gaussian_kl"]
@@ -86,22 +87,6 @@ def _check_feature_map(fm: Any) -> None:
         )
 
 
-def _apply(fm: Any, X: np.ndarray, fit: bool) -> np.ndarray:
-    """``Phi = fm(X)`` as a finite float64 array (fitting ``fm`` first when ``fit``)."""
-    if fit and hasattr(fm, "fit_transform"):
-        Phi = fm.fit_transform(X)
-    elif hasattr(fm, "transform"):
-        Phi = fm.transform(X)
-    else:
-        Phi = fm(X)
-    if hasattr(Phi, "toarray"):  # scipy sparse features
-        Phi = Phi.toarray()
-    Phi = check_array(Phi, "feature_map(X)", dtype=np.float64)
-    if Phi.shape[0] != X.shape[0]:
-        raise ValueError(f"feature_map(X) has {Phi.shape[0]} rows, but X has {X.shape[0]} samples")
-    return Phi
-
-
 class _PrimalModel(RegressorMixin, BaseEstimator):
     """Shared fitting: features, then ``L = chol(Phi^T Phi + reg I)`` and the weights."""
 
@@ -117,7 +102,7 @@ class _PrimalModel(RegressorMixin, BaseEstimator):
     def _fit_features(self, X: Any, Y: np.ndarray, reg: float) -> tuple[np.ndarray, np.ndarray]:
         """Fit the feature map on ``X`` and solve ``(Phi^T Phi + reg I) W = Phi^T Y``."""
         fm = self._make_feature_map()
-        Phi = _apply(fm, X, fit=True)
+        Phi = apply_feature_map(fm, X, fit=True)
         # Rowland (2018) eq. 5.5: w = (Phi^T Phi + reg I)^-1 Phi^T y, O(n p^2)
         A = Phi.T @ Phi
         A[np.diag_indices_from(A)] += reg
@@ -133,7 +118,7 @@ class _PrimalModel(RegressorMixin, BaseEstimator):
     def _predict_features(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self, "coef_")
         X = check_array(X, "X", n_features=self.n_features_in_)
-        Phi = _apply(self.feature_map_, X, fit=False)
+        Phi = apply_feature_map(self.feature_map_, X, fit=False)
         if Phi.shape[1] != self.n_features_out_:
             raise ValueError(
                 f"feature_map(X) has {Phi.shape[1]} features, but {self.n_features_out_} "

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from kernelkit._validation import check_array, check_positive
 from kernelkit.models._common import (
     PRECOMPUTED,
+    apply_feature_map,
     check_fit_input,
     check_objects,
     check_predict_input,
@@ -130,17 +131,6 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             self.n_features_in_ = X.shape[1]
         return self
 
-    def _features(self, fm: Any, X: Any, fit: bool) -> np.ndarray:
-        if fit and hasattr(fm, "fit_transform"):
-            Phi = fm.fit_transform(X)
-        elif hasattr(fm, "transform"):
-            Phi = fm.transform(X)
-        else:
-            Phi = fm(X)
-        if hasattr(Phi, "toarray"):  # scipy sparse features
-            Phi = Phi.toarray()
-        return check_array(Phi, "feature_map(X)", dtype=np.float64)
-
     def _fit_primal(self, X: Any, y: Any, alpha: float) -> KernelRidge:
         fm = self.feature_map
         if self.kernel is not None:
@@ -157,7 +147,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         X = check_array(X, "X") if isinstance(X, np.ndarray) else check_objects(X)
         if hasattr(fm, "fit_transform"):
             fm = clone(fm, safe=False)
-        Phi = self._features(fm, X, fit=True)
+        Phi = apply_feature_map(fm, X, fit=True)
         y = _check_targets(y, n_objects(X))
         if Phi.shape[0] != y.shape[0]:
             raise ValueError(
@@ -184,7 +174,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
                 X = check_array(X, "X")
             else:
                 check_objects(X)
-            Phi = self._features(self.feature_map_, X, fit=False)
+            Phi = apply_feature_map(self.feature_map_, X, fit=False)
             if Phi.shape[1] != self.coef_.shape[0]:
                 raise ValueError(
                     f"feature_map(X) has {Phi.shape[1]} features, but {self.coef_.shape[0]} "
