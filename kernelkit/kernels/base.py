@@ -422,13 +422,6 @@ class _Combination(Kernel):
             if k.requires_vector_input:
                 k._check_n_features(d)
 
-    def _split(self, v: np.ndarray) -> list[np.ndarray]:
-        out, i = [], 0
-        for k in self._children():
-            out.append(v[..., i : i + k.n_dims])
-            i += k.n_dims
-        return out
-
 
 class Sum(_Combination):
     """``k1(x, y) + k2(x, y)`` (Bishop eq. 6.17)."""
