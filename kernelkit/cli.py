@@ -35,6 +35,11 @@ def _print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> Non
             print("  ".join("-" * w for w in widths))
 
 
+def _shorten(text: str, width: int = 110) -> str:
+    """One line of at most ``width`` characters (the report has the full text)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 # ---------------------------------------------------------------- datasets
 def _add_datasets(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("datasets", help="list the packaged datasets or show one's provenance")
@@ -122,7 +127,7 @@ def _cmd_tour(args: argparse.Namespace) -> int:
         print(f"  running {name} ...", flush=True)
         try:
             res = experiments.run_experiment(name, quick=True, out=args.out, random_state=args.seed)
-            rows.append((name, res.headline, f"{res.seconds:.1f}"))
+            rows.append((name, _shorten(res.headline), f"{res.seconds:.1f}"))
         except Exception as exc:  # one broken experiment must not hide the others
             if args.debug:
                 raise
