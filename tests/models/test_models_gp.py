@@ -385,7 +385,7 @@ def test_profiled_variance_reaches_the_same_optimum_in_fewer_evaluations() -> No
         profiled.log_marginal_likelihood_value_,
         rtol=1e-12,
     )
-    lml, grad = profiled.log_marginal_likelihood(profiled.theta_, eval_gradient=True)
+    _lml, grad = profiled.log_marginal_likelihood(profiled.theta_, eval_gradient=True)
     assert np.max(np.abs(grad)) < 1e-3  # a stationary point of the full likelihood
 
 
