@@ -14,9 +14,9 @@ import numpy as np
 from sklearn.metrics.pairwise import rbf_kernel
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import alternate, parser, peak_rss_mb, result_line  # noqa: E402
+from _common import alternate, parser, peak_rss_mb, result_line
 
-from kernelkit.kernels import RBF  # noqa: E402
+from kernelkit.kernels import RBF
 
 
 def main() -> None:
