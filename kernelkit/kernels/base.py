@@ -423,8 +423,8 @@ class _Combination(Kernel):
                 k._check_n_features(d)
 
 
-class Sum(_Combination):
-    """``k1(x, y) + k2(x, y)`` (Bishop eq. 6.17)."""
+class _Binary(_Combination):
+    """A combination of two kernels ``k1`` and ``k2``."""
 
     def __init__(self, k1: Kernel, k2: Kernel):
         self.k1 = k1
@@ -433,6 +433,10 @@ class Sum(_Combination):
 
     def _children(self) -> list[Kernel]:
         return [self.k1, self.k2]
+
+
+class Sum(_Binary):
+    """``k1(x, y) + k2(x, y)`` (Bishop eq. 6.17)."""
 
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
         K = self.k1._gram(X, Y)
@@ -464,16 +468,8 @@ class Sum(_Combination):
         return f"({self.k1!r} + {self.k2!r})"
 
 
-class Product(_Combination):
+class Product(_Binary):
     """``k1(x, y) * k2(x, y)`` (Bishop eq. 6.18)."""
-
-    def __init__(self, k1: Kernel, k2: Kernel):
-        self.k1 = k1
-        self.k2 = k2
-        self._check_params()
-
-    def _children(self) -> list[Kernel]:
-        return [self.k1, self.k2]
 
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
         K = self.k1._gram(X, Y)
