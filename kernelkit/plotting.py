@@ -14,6 +14,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+from matplotlib.rcsetup import cycler
 
 __all__ = ["new_figure", "save_figure", "COLORS"]
 
@@ -27,7 +28,7 @@ _STYLE = {
     "grid.alpha": 0.3,
     "axes.spines.top": False,
     "axes.spines.right": False,
-    "axes.prop_cycle": matplotlib.cycler(color=COLORS),
+    "axes.prop_cycle": cycler(color=COLORS),
     "font.size": 9,
     "legend.fontsize": 8,
     "legend.frameon": False,
@@ -41,7 +42,8 @@ def new_figure(
 
     Returns the figure and a single axes (1 x 1) or the 2-D array of axes.
     """
-    matplotlib.rcParams.update(_STYLE)
+    # the stub types rcParams keys as a Literal of known names; _STYLE's keys are among them
+    matplotlib.rcParams.update(_STYLE)  # type: ignore[arg-type]
     fig, axes = plt.subplots(
         nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kw
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Literal, overload
 
 import numpy as np
 
@@ -18,6 +19,22 @@ _BOSTON_COLUMNS = "CRIM ZN INDUS CHAS NOX RM AGE DIS RAD TAX PTRATIO B LSTAT MED
 _MACHINE_COLUMNS = "vendor model MYCT MMIN MMAX CACH CHMIN CHMAX PRP ERP".split()
 _MACHINE_FEATURES = slice(2, 8)
 _MACHINE_TARGET = 8
+
+
+@overload
+def load_uci(
+    name: str, *, return_feature_names: Literal[False] = ...
+) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@overload
+def load_uci(name: str, *, return_feature_names: Literal[True]) -> _Table: ...
+
+
+@overload
+def load_uci(
+    name: str, *, return_feature_names: bool
+) -> tuple[np.ndarray, np.ndarray] | _Table: ...
 
 
 def load_uci(

@@ -4,7 +4,7 @@ forming ``n x n`` estimates, and findings stated from the numbers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -70,7 +70,7 @@ def yes_no(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
-def finding(claim: str, ratios: Sequence[float], ok: Sequence[bool], where: str) -> dict:
+def finding(claim: str, ratios: Iterable[float], ok: Iterable[bool], where: str) -> dict:
     """A thesis claim checked on our numbers: ``ok[i]`` says whether it holds at point ``i``."""
     ok = [bool(v) for v in ok]
     return {

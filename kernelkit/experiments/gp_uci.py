@@ -23,7 +23,7 @@ from scipy import stats
 from kernelkit.datasets import load_uci
 from kernelkit.experiments import register
 from kernelkit.experiments._common import rmse, seeds, standardised_split
-from kernelkit.kernels import RBF, Matern
+from kernelkit.kernels import RBF, Matern, Stationary
 from kernelkit.models import GaussianProcessRegressor
 from kernelkit.plotting import COLORS, new_figure, save_figure
 
@@ -49,6 +49,7 @@ def _fit_one(X: np.ndarray, y: np.ndarray, kernel: str, seed: int, restarts: int
     mean, std = gp.predict(Xte, return_std=True, include_noise=True)
     nlpd = -float(np.mean(stats.norm.logpdf(yte, mean, std)))
     k = gp.kernel_
+    assert isinstance(k, Stationary)  # RBF or Matérn, from KERNELS
     return {
         "rmse": rmse(yte, mean),
         "nlpd": nlpd,
@@ -96,6 +97,7 @@ def _one_d_figure(out: Path, random_state: Any) -> tuple[str, dict]:
         title="Boston: GP regression on LSTAT alone (Matérn-5/2, fitted by max. LML)",
     )
     ax.legend(loc="upper right")
+    assert isinstance(gp.kernel_, Matern)  # as built above
     info = {
         "lengthscale_lstat": float(gp.kernel_.lengthscale) * xs,
         "noise_std_medv": float(np.sqrt(gp.noise_)) * ys,

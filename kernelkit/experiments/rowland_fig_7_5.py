@@ -65,7 +65,7 @@ def _kernel(name: str, ls: float) -> Any:
 
 
 def _features(name: str, m: int, coupling: str, ls: float, rng: np.random.RandomState) -> Any:
-    opts = {"coupling": coupling, "random_state": rng, "n_jobs": 1}
+    opts: dict[str, Any] = {"coupling": coupling, "random_state": rng, "n_jobs": 1}
     if name == "angular":
         return AngularFeatures(m, **opts)
     return RandomFourierFeatures(m, kernel=RFF_NAMES[name], nu=2.5, lengthscale=ls, **opts)

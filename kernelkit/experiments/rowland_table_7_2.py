@@ -39,7 +39,7 @@ from kernelkit.datasets import load_uci
 from kernelkit.experiments import register
 from kernelkit.experiments._common import rmse, seeds, standardised_split
 from kernelkit.experiments._random_features import bootstrap_se, fmt, yes_no
-from kernelkit.kernels import RBF, Laplace, Matern, median_heuristic
+from kernelkit.kernels import RBF, Laplace, Matern, Stationary, median_heuristic
 from kernelkit.models import GaussianProcessRegressor, RandomFeatureGP
 from kernelkit.plotting import COLORS, new_figure, save_figure
 
@@ -119,6 +119,7 @@ def _one_split(X: np.ndarray, y: np.ndarray, ratios: list[int], seed: int, n_dra
     for kernel in KERNELS:
         exact = _exact_gp(kernel, s.X_train, s.y_train)
         k = exact.kernel_
+        assert isinstance(k, Stationary)  # Gaussian, Matérn or Laplace, from KERNELS
         out[kernel] = {
             "exact_rmse": rmse(s.y_test, exact.predict(s.X_test)),
             "lengthscale": float(k.lengthscale),

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from matplotlib.ticker import NullFormatter
@@ -79,9 +79,15 @@ def _pair_counts(graphs: list) -> dict[str, Any]:
     }
 
 
+class _AccuracyVsH(TypedDict):
+    h: list[int]
+    train: list[float]
+    test: list[float]
+
+
 def _accuracy_vs_h(
     graphs: list, y: np.ndarray, h_values: list[int], n_folds: int, C: float
-) -> dict[str, list[float]]:
+) -> _AccuracyVsH:
     grams = graph_grams(graphs, "wl", h_values)
     groups = np.arange(len(y)) // 2  # the two graphs of a pair stay in the same fold
     folds = list(GroupKFold(n_splits=n_folds).split(np.zeros(len(y)), y, groups))

@@ -37,7 +37,7 @@ def _nu_for(kernel: str, nu: Any) -> float:
         return 0.5
     if isinstance(nu, bool) or not isinstance(nu, numbers.Real):
         raise TypeError(f"nu must be a number, got {type(nu).__name__}")
-    if not nu > 0:
+    if not float(nu) > 0:
         raise ValueError(f"nu must be > 0 for the Matérn kernel (or inf for RBF), got {nu!r}")
     return float(nu)
 
@@ -278,6 +278,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         else:
             out = np.empty((X.shape[0], m), dtype=dtype)
             scale = math.sqrt(2.0 * self.variance_ / m)
+            assert self.offsets_ is not None  # drawn in fit for "cos_bias"
             offsets = self.offsets_.astype(dtype)
 
             def consume(s: int, e: int, c0: int, c1: int, th: np.ndarray, sc: dict) -> None:

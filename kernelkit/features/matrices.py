@@ -16,6 +16,7 @@ projections in :mod:`kernelkit.features.projection` apply the scalings of §6.3.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -229,7 +230,7 @@ def _sparse_product(A: sp.csr_matrix, X: np.ndarray, n_jobs: int | None) -> np.n
     return out
 
 
-_SAMPLERS = {
+_SAMPLERS: dict[str, Callable[..., Any]] = {
     "gaussian": gaussian_matrix,
     "orthogonal": gaussian_orthogonal_matrix,
     "hadamard": hadamard_rademacher,

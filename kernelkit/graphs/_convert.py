@@ -155,13 +155,13 @@ def graph_batch(
     offset = 0
     for i, G in enumerate(graphs):
         if isinstance(G, nx.Graph):
-            n, lengths, nbrs, labels = _from_networkx(G, i, name, node_label)
+            n, lengths, nbrs, g_labels = _from_networkx(G, i, name, node_label)
             if edge_label is not None:
                 edges, elabels = _networkx_edges(G, i, name, edge_label)
                 edge_parts.append(edges + offset)
                 elabel_parts.append(elabels)
         else:
-            n, lengths, nbrs, labels = _from_matrix(G, i, name)
+            n, lengths, nbrs, g_labels = _from_matrix(G, i, name)
             if edge_label is not None:
                 edge_parts.append(_upper_edges(lengths, nbrs) + offset)
                 elabel_parts.append(None)
@@ -170,7 +170,7 @@ def graph_batch(
         offset += n
         row_lengths.extend(lengths)
         neighbours.extend(nbrs)
-        label_parts.append(labels)
+        label_parts.append(g_labels)
 
     node_offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     indptr = np.zeros(int(node_offsets[-1]) + 1, dtype=np.int64)

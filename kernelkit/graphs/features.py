@@ -249,6 +249,7 @@ class EdgeHistogram(GraphFeatures):
         return batch.graph_of_node[batch.edges[:, 0]]
 
     def _pair_codes(self, batch: GraphBatch, node_codes: np.ndarray) -> np.ndarray:
+        assert self.node_vocabulary_ is not None  # fitted on node labels, not edge labels
         a, b = node_codes[batch.edges[:, 0]], node_codes[batch.edges[:, 1]]
         k = len(self.node_vocabulary_)
         return combine_codes([np.minimum(a, b), np.maximum(a, b)], [k, k])
@@ -259,6 +260,7 @@ class EdgeHistogram(GraphFeatures):
         if self.uses_edge_labels_:
             self.node_vocabulary_ = None
             raw = batch.edge_labels
+            assert raw is not None  # uses_edge_labels_
         else:
             self.node_vocabulary_, node_codes = fit_codes(initial_colours(batch))
             raw = self._pair_codes(batch, node_codes)
@@ -274,6 +276,7 @@ class EdgeHistogram(GraphFeatures):
                 )
             raw = batch.edge_labels if batch.edge_labels is not None else np.empty(0, np.int64)
         else:
+            assert self.node_vocabulary_ is not None  # fitted on node labels, not edge labels
             raw_nodes = node_raw_labels(batch, self.uses_labels_)
             raw = self._pair_codes(batch, transform_codes(self.node_vocabulary_, raw_nodes))
         codes = transform_codes(self.vocabulary_, raw)

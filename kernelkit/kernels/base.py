@@ -27,7 +27,7 @@ import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -133,7 +133,7 @@ class Kernel:
         for hp in self.hyperparameters:
             check_positive(getattr(self, hp.name), hp.name)
             if not hp.fixed:
-                lo, hi = hp.bounds  # type: ignore[misc]
+                lo, hi = cast("tuple[float, float]", hp.bounds)  # not fixed: a (low, high) pair
                 if not (0 < lo <= hi):
                     raise ValueError(f"{hp.name}_bounds must satisfy 0 < low <= high")
 
@@ -565,7 +565,7 @@ class Polynomial_of(_Combination):
     Built by :func:`poly` or ``k ** n``.
     """
 
-    def __init__(self, kernel: Kernel, coefs: Sequence[float]):
+    def __init__(self, kernel: Kernel, coefs: Sequence[float] | np.ndarray):
         self.kernel = kernel
         self.coefs = coefs
         self._check_params()
@@ -681,8 +681,8 @@ class Composed(_Combination):
     def _children(self) -> list[Kernel]:
         return [self.kernel]
 
-    @property  # type: ignore[override]
-    def requires_vector_input(self) -> bool:
+    @property
+    def requires_vector_input(self) -> bool:  # type: ignore[override]
         return False
 
     def _map(self, X: Any) -> Any:
@@ -724,7 +724,7 @@ class Composed(_Combination):
         return f"compose({self.kernel!r}, {name})"
 
 
-def poly(kernel: Kernel, coefs: Sequence[float]) -> Kernel:
+def poly(kernel: Kernel, coefs: Sequence[float] | np.ndarray) -> Kernel:
     """``sum_i coefs[i] * k^i`` for non-negative ``coefs`` (Bishop eq. 6.15)."""
     return Polynomial_of(kernel, coefs)
 

@@ -113,8 +113,11 @@ class Stationary(Kernel):
         shared = ("lengthscale", "variance")
         return [hp for hp in self.free_hyperparameters if hp.name not in shared]
 
-    def _extra_gradients(self, s: np.ndarray, K0: np.ndarray) -> list[np.ndarray]:
-        """dK/d log(extra hyperparameter) for subclasses with shape parameters."""
+    def _extra_gradients(self, s: np.ndarray | None, K0: np.ndarray) -> list[np.ndarray]:
+        """dK/d log(extra hyperparameter) for subclasses with shape parameters.
+
+        ``s`` (squared distances) is ``None`` only when there is no extra free hyperparameter.
+        """
         return []
 
     #: ``g == f`` (the RBF profile), so the Gram matrix's profile serves the gradient too
@@ -438,9 +441,10 @@ class RationalQuadratic(Stationary):
         s *= -(a + 1.0)
         return np.exp(s, out=s)
 
-    def _extra_gradients(self, s: np.ndarray, K0: np.ndarray) -> list[np.ndarray]:
+    def _extra_gradients(self, s: np.ndarray | None, K0: np.ndarray) -> list[np.ndarray]:
         if not self._extra_hyperparameters():  # alpha fixed
             return []
+        assert s is not None  # squared distances are computed whenever alpha is free
         # d log f / d log alpha = alpha * (u / (1 + u) - log(1 + u)),  u = s / (2 alpha)
         a = float(self.alpha)
         u = s / (2.0 * a)

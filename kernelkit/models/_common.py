@@ -10,23 +10,23 @@ A kernel estimator sees three kinds of input, decided by its ``kernel`` argument
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final, Literal
 
 import numpy as np
 
 from kernelkit._validation import check_array
 from kernelkit.kernels import RBF, Kernel
 
-PRECOMPUTED = "precomputed"
+PRECOMPUTED: Final = "precomputed"
 
 
-def resolve_kernel(kernel: Any) -> Kernel | str:
+def resolve_kernel(kernel: Any) -> Kernel | Literal["precomputed"]:
     """``None`` -> ``RBF()``; a :class:`Kernel` or ``"precomputed"`` as is; else TypeError."""
     if kernel is None:
         return RBF()
     if isinstance(kernel, str):
         if kernel == PRECOMPUTED:
-            return kernel
+            return PRECOMPUTED
         raise ValueError(f"kernel must be a Kernel object or 'precomputed', got {kernel!r}")
     if not isinstance(kernel, Kernel):
         raise TypeError(

@@ -10,7 +10,7 @@ starting at ``1e-10 * mean(diag(K))`` and multiplying it by 10 per retry, and wa
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import scipy.linalg
@@ -35,6 +35,42 @@ def _advice(name: str) -> str:
         "(e.g. standardise the features or shorten the lengthscale), or check that the "
         "kernel is positive semi-definite."
     )
+
+
+@overload
+def cholesky_jitter(
+    K: Any,
+    *,
+    max_tries: int = ...,
+    name: str = ...,
+    warn: bool = ...,
+    jitter_scale: float | None = ...,
+    return_jitter: Literal[False] = ...,
+) -> np.ndarray: ...
+
+
+@overload
+def cholesky_jitter(
+    K: Any,
+    *,
+    max_tries: int = ...,
+    name: str = ...,
+    warn: bool = ...,
+    jitter_scale: float | None = ...,
+    return_jitter: Literal[True],
+) -> tuple[np.ndarray, float]: ...
+
+
+@overload
+def cholesky_jitter(
+    K: Any,
+    *,
+    max_tries: int = ...,
+    name: str = ...,
+    warn: bool = ...,
+    jitter_scale: float | None = ...,
+    return_jitter: bool,
+) -> np.ndarray | tuple[np.ndarray, float]: ...
 
 
 def cholesky_jitter(

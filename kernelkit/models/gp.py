@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import scipy.linalg
@@ -491,6 +491,26 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         return best
 
     # ------------------------------------------------------------------ likelihood
+    @overload
+    def log_marginal_likelihood(
+        self, theta: Any = ..., eval_gradient: Literal[False] = ...
+    ) -> float: ...
+
+    @overload
+    def log_marginal_likelihood(
+        self, theta: Any, eval_gradient: Literal[True]
+    ) -> tuple[float, np.ndarray]: ...
+
+    @overload
+    def log_marginal_likelihood(
+        self, theta: Any = ..., *, eval_gradient: Literal[True]
+    ) -> tuple[float, np.ndarray]: ...
+
+    @overload
+    def log_marginal_likelihood(
+        self, theta: Any = ..., eval_gradient: bool = ...
+    ) -> float | tuple[float, np.ndarray]: ...
+
     def log_marginal_likelihood(
         self, theta: Any = None, eval_gradient: bool = False
     ) -> float | tuple[float, np.ndarray]:
@@ -532,6 +552,43 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         return (lml, grad) if eval_gradient else lml
 
     # ------------------------------------------------------------------ prediction
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: Literal[False] = ...,
+        return_cov: Literal[False] = ...,
+        include_noise: bool = ...,
+    ) -> np.ndarray: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: Literal[True],
+        return_cov: Literal[False] = ...,
+        include_noise: bool = ...,
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = ...,
+        *,
+        return_cov: Literal[True],
+        include_noise: bool = ...,
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = ...,
+        return_cov: bool = ...,
+        include_noise: bool = ...,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
+
     def predict(
         self,
         X: Any,

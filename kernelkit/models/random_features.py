@@ -16,7 +16,7 @@ predictive distribution is from the exact GP's (Rowland (2018) §7.6.2, Table 7.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import scipy.linalg
@@ -366,6 +366,43 @@ class RandomFeatureGP(_PrimalModel):
         return -0.5 * (quad + logdet + n * _LOG_2PI)
 
     # ------------------------------------------------------------------ prediction
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: Literal[False] = ...,
+        return_cov: Literal[False] = ...,
+        include_noise: bool = ...,
+    ) -> np.ndarray: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: Literal[True],
+        return_cov: Literal[False] = ...,
+        include_noise: bool = ...,
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = ...,
+        *,
+        return_cov: Literal[True],
+        include_noise: bool = ...,
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = ...,
+        return_cov: bool = ...,
+        include_noise: bool = ...,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
+
     def predict(
         self,
         X: Any,

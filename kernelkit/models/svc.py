@@ -131,7 +131,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
         if isinstance(cw, dict):
             for label, w in cw.items():
-                if not isinstance(w, numbers.Real) or isinstance(w, bool) or not w >= 0:
+                if not isinstance(w, numbers.Real) or isinstance(w, bool) or not float(w) >= 0:
                     raise ValueError(f"class_weight[{label!r}] must be a number >= 0, got {w!r}")
 
     def _svc(self, class_weight: Any) -> SVC:

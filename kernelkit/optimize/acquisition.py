@@ -204,7 +204,7 @@ class _ImprovementBased(Acquisition):
             raise TypeError(f"xi must be a number, got {type(xi).__name__}")
         if not (math.isfinite(xi) and xi >= 0):
             raise ValueError(f"xi must be finite and >= 0, got {xi!r}")
-        self.xi = float(xi)
+        self.xi: float = float(xi)
 
     def with_xi(self, xi: float) -> _ImprovementBased:
         """A copy with another ``xi`` (used by the schedules)."""
@@ -370,7 +370,7 @@ class UpperConfidenceBound(Acquisition):
             raise TypeError(f"beta must be a number, got {type(beta).__name__}")
         if not (math.isfinite(beta) and beta >= 0):
             raise ValueError(f"beta must be finite and >= 0, got {beta!r}")
-        self.beta = float(beta)
+        self.beta: float = float(beta)
 
     def _value(self, mean: np.ndarray, std: np.ndarray, best: float) -> np.ndarray:
         return mean + math.sqrt(self.beta) * std

@@ -519,7 +519,7 @@ class BayesianOptimizer:
             except NotImplementedError:  # L-BFGS-B falls back to finite differences
                 self._analytic_gradient = False
         t = self._n_acq_steps
-        greedy = bool(self.exploit_every) and (t + 1) % self.exploit_every == 0
+        greedy = bool(self.exploit_every and (t + 1) % self.exploit_every == 0)
         acq, xi = self.acquisition, math.nan
         if greedy:  # pure exploitation: the posterior mean (UCB with beta = 0)
             u = self._search(gp, UpperConfidenceBound(0.0), best, U[i_inc])

@@ -88,7 +88,7 @@ class ExponentialDecay(Schedule):
             raise ValueError(f"start must be > 0, got {start!r}")
         if self.end > self.start:
             raise ValueError(f"end must be <= start (a decay), got start={start!r}, end={end!r}")
-        self.n_steps = int(n_steps)
+        self.n_steps: int = int(n_steps)
 
     def _value(self, step: int) -> float:
         if step >= self.n_steps - 1:
@@ -120,7 +120,7 @@ def as_schedule(xi: Any) -> Schedule:
     if isinstance(xi, Schedule):
         return xi
     if isinstance(xi, numbers.Real) and not isinstance(xi, bool):
-        return Constant(xi)
+        return Constant(float(xi))
     if callable(xi):
         return CallableSchedule(xi)
     raise TypeError(

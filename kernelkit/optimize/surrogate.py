@@ -112,6 +112,7 @@ def posterior(
         mean = mean * scale + offset
         std = std * scale
         if return_gradient:
+            assert mean_grad is not None and std_grad is not None  # computed above
             mean_grad = mean_grad * scale
             std_grad = std_grad * scale
     return Posterior(mean, std, mean_grad, std_grad)
