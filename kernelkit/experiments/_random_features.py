@@ -95,3 +95,31 @@ def findings_table(findings: dict) -> dict:
 def fmt(x: float, digits: int = 3) -> str:
     """A number with ``digits`` significant digits (``nan`` as an en dash)."""
     return "–" if not np.isfinite(x) else f"{x:.{digits}g}"
+
+
+def plot_mse_and_gram(top: Any, bottom: Any, x: Any, r: dict, *, color: Any, label: str) -> None:
+    """One estimator's curves: pointwise MSE ± 2 SE with its closed form (dashed, where every
+    value is known) on ``top``; normalised Gram error ± 2 SE on ``bottom``."""
+    x = np.asarray(x)
+    top.errorbar(
+        x,
+        r["mse"],
+        yerr=2 * np.asarray(r["mse_se"]),
+        fmt="o",
+        ms=3,
+        color=color,
+        label=f"{label} (sim.)",
+    )
+    theory = np.asarray(r["theory"], dtype=float)
+    if np.isfinite(theory).all():
+        top.plot(x, theory, "--", lw=1, color=color, label=f"{label} (theory)")
+    bottom.errorbar(
+        x,
+        r["gram"],
+        yerr=2 * np.asarray(r["gram_se"]),
+        fmt="o-",
+        ms=3,
+        lw=1,
+        color=color,
+        label=label,
+    )

@@ -38,6 +38,7 @@ from kernelkit.experiments._random_features import (
     fmt,
     gram_error_linear,
     mc_mse,
+    plot_mse_and_gram,
     random_pairs,
     real_features,
     standardise,
@@ -206,28 +207,8 @@ def _figure(res: dict, ms: list[int], d: int, out: Path) -> str:
     ms_a = np.asarray(ms)
     for col, (title, names) in enumerate(PANELS.items()):
         for c, name in enumerate(names):
-            r = res[name]
-            color = COLORS[c]
-            top, bottom = axes[0, col], axes[1, col]
-            top.errorbar(
-                ms_a,
-                r["mse"],
-                yerr=2 * np.asarray(r["mse_se"]),
-                fmt="o",
-                ms=3,
-                color=color,
-                label=f"{name} (sim.)",
-            )
-            top.plot(ms_a, r["theory"], "--", color=color, lw=1, label=f"{name} (theory)")
-            bottom.errorbar(
-                ms_a,
-                r["gram"],
-                yerr=2 * np.asarray(r["gram_se"]),
-                fmt="o-",
-                ms=3,
-                color=color,
-                lw=1,
-                label=name,
+            plot_mse_and_gram(
+                axes[0, col], axes[1, col], ms_a, res[name], color=COLORS[c], label=name
             )
         axes[0, col].set(title=title, yscale="log", ylabel="pointwise MSE of <x, y>")
         axes[1, col].set(xlabel=f"m (d = {d})", yscale="log", ylabel="|K - K^|_F / |K|_F")

@@ -39,6 +39,7 @@ from kernelkit.experiments._random_features import (
     fmt,
     gram_error_kernel,
     mc_mse,
+    plot_mse_and_gram,
     random_pairs,
     standardise,
     yes_no,
@@ -152,30 +153,9 @@ def _figure(res: dict, s: dict, out: Path) -> str:
         for col, name in enumerate(KERNELS):
             top, bottom = axes[2 * row, col], axes[2 * row + 1, col]
             for c, label in enumerate(COUPLINGS):
-                r = res[key][name][label]
                 color = (COLORS[0], COLORS[2], COLORS[3])[c]  # thesis: blue, green, red
-                top.errorbar(
-                    ratios,
-                    r["mse"],
-                    yerr=2 * np.asarray(r["mse_se"]),
-                    fmt="o",
-                    ms=3,
-                    color=color,
-                    label=f"{label} (sim.)",
-                )
-                if np.isfinite(r["theory"]).all():
-                    top.plot(
-                        ratios, r["theory"], "--", lw=1, color=color, label=f"{label} (theory)"
-                    )
-                bottom.errorbar(
-                    ratios,
-                    r["gram"],
-                    yerr=2 * np.asarray(r["gram_se"]),
-                    fmt="o-",
-                    ms=3,
-                    lw=1,
-                    color=color,
-                    label=label,
+                plot_mse_and_gram(
+                    top, bottom, ratios, res[key][name][label], color=color, label=label
                 )
             top.set(title=f"{key}: {name}", yscale="log", ylabel="pointwise MSE")
             bottom.set(xlabel="m / d", yscale="log", ylabel="|K - K^|_F / |K|_F")
