@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 
-def parser(description: str) -> argparse.ArgumentParser:
+def parser(description: str, repeats: int = 3) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
-    p.add_argument("--repeats", type=int, default=3, help="timed repeats per contender")
+    p.add_argument("--repeats", type=int, default=repeats, help="timed repeats per contender")
     return p
 
 

@@ -31,7 +31,7 @@ from kernelkit.graphs import WeisfeilerLehman, gram, wl_kernel
 
 
 def main() -> None:
-    p = parser(__doc__)
+    p = parser(__doc__, repeats=5)  # GraKeL's own time varies about 2x between runs
     p.add_argument("--h", type=int, default=5, help="WL iterations (default 5)")
     p.add_argument("--scale", type=int, default=10, help="repeat factor for the scaling run")
     args = p.parse_args()
