@@ -212,7 +212,9 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
     search backs off); the final factorisation uses jitter with a
     :class:`~kernelkit.models.NumericalWarning`, or raises ``LinAlgError`` with advice.
     If the starting point itself cannot be factorised, the optimiser cannot move and
-    the start is kept (with a ``ConvergenceWarning``).
+    the start is kept (with a ``ConvergenceWarning``). A fitted noise at its lower bound
+    also gives a ``ConvergenceWarning``: with noisy data it usually means duplicate
+    records (equal inputs and targets), for which the likelihood is unbounded.
 
     During ``fit`` every BLAS pool runs on one thread except the two LAPACK calls of
     each evaluation, which use all BLAS threads for n >= 1000 (see
@@ -330,6 +332,17 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
             theta = result.x
             k_theta, noise = self._split(theta, kernel, None if fit_noise else float(self.noise))
             kernel.theta = k_theta
+            if fit_noise and theta[-1] <= bounds[-1, 0] + 1e-6:
+                warnings.warn(
+                    f"the fitted noise variance is at its lower bound {math.exp(bounds[-1, 0]):.3g}"
+                    ": the posterior mean interpolates the training targets. Expected for "
+                    "noise-free data; for noisy data the usual cause is repeated inputs with "
+                    "equal targets (duplicate records), which make the marginal likelihood "
+                    "grow without bound as the noise vanishes: remove the duplicates or "
+                    "raise the lower end of noise_bounds",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
         else:  # the given hyperparameters, exactly (no round trip through logarithms)
             theta, noise = theta0, float(self.noise)
 

@@ -409,3 +409,21 @@ def test_profiled_search_with_only_variance_and_noise_free() -> None:
     ).fit(X, y)
     assert gp.log_marginal_likelihood_value_ >= plain.log_marginal_likelihood_value_ - 1e-7
     np.testing.assert_allclose(gp.kernel_.variance, plain.kernel_.k2.value, rtol=1e-3)
+
+
+def test_noise_at_its_lower_bound_warns_about_duplicates() -> None:
+    # Noisy targets, every record present twice: the likelihood is unbounded as noise -> 0.
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-2, 2, size=(20, 1))
+    X = np.vstack([x, x])
+    y = np.tile(np.sin(2 * x[:, 0]) + 0.3 * rng.standard_normal(20), 2)
+    with pytest.warns(ConvergenceWarning, match="duplicate records"):
+        gp = GaussianProcessRegressor(RBF(), noise=0.1, noise_bounds=(1e-6, 10.0)).fit(X, y)
+    assert gp.noise_ == pytest.approx(1e-6)
+    # The same records once each: the noise is estimated (near 0.3^2) and nothing is said.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        single = GaussianProcessRegressor(RBF(), noise=0.1, noise_bounds=(1e-6, 10.0)).fit(
+            x, y[:20]
+        )
+    assert 0.01 < single.noise_ < 0.5
