@@ -16,7 +16,9 @@ from sklearn.utils import check_random_state as _sk_check_random_state
 
 __all__ = [
     "check_array",
+    "check_bool",
     "check_positive",
+    "check_positive_scalar",
     "check_in",
     "check_int",
     "check_random_state",
@@ -113,6 +115,21 @@ def check_positive(value: Any, name: str, *, strict: bool = True) -> Any:
         rel = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {rel}, got {value!r}")
     return value
+
+
+def check_positive_scalar(value: Any, name: str) -> float:
+    """Check that ``value`` is one finite number ``> 0`` (not an array); return it as float."""
+    if np.ndim(value) != 0:
+        raise ValueError(f"{name} must be a positive scalar, got {value!r}")
+    check_positive(value, name)
+    return float(value)
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Check that ``value`` is a bool (Python or NumPy); return it as a Python bool."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from kernelkit._validation import check_array, check_in, check_int, check_positive
+from kernelkit._validation import check_array, check_bool, check_in, check_int, check_positive
 from kernelkit.features._quadrature import (
     angular_pair_covariance,
     bessel_mean,
@@ -306,8 +306,7 @@ def mse_hadamard_inner(
     m = check_int(m, "m", minimum=1)
     k = check_int(k, "k", minimum=1)
     check_in(subsampling, "subsampling", SUBSAMPLING)
-    if not isinstance(hybrid, (bool, np.bool_)):
-        raise TypeError(f"hybrid must be a bool, got {type(hybrid).__name__}")
+    check_bool(hybrid, "hybrid")
     D = _next_power_of_two(x.shape[0])
     x, y = np.pad(x, (0, D - x.shape[0])), np.pad(y, (0, D - y.shape[0]))
     ip2, nn, s4 = float(x @ y) ** 2, float((x @ x) * (y @ y)), float(np.sum((x * y) ** 2))

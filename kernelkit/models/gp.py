@@ -14,9 +14,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from kernelkit._validation import (
+    check_bool,
     check_in,
     check_int,
-    check_positive,
+    check_positive_scalar,
     check_random_state,
     check_target,
 )
@@ -29,6 +30,7 @@ from kernelkit.models._common import (
     resolve_kernel,
 )
 from kernelkit.models._linalg import cholesky_jitter
+from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 from kernelkit.models._threads import LapackThreads
 
 __all__ = ["GaussianProcessRegressor"]
@@ -128,7 +130,7 @@ def _lml(
     return lml, grad
 
 
-class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
+class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator):
     """Gaussian process regression, Algorithm 2 of the assignment.
 
     Observations ``y = f(x) + eps`` with ``f ~ GP(0, k)`` and Gaussian noise of variance
@@ -258,9 +260,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
-        if np.ndim(self.noise) != 0:
-            raise ValueError(f"noise must be a positive scalar, got {self.noise!r}")
-        check_positive(self.noise, "noise")
+        check_positive_scalar(self.noise, "noise")
         nb = self.noise_bounds
         if not (isinstance(nb, str) and nb == "fixed"):
             try:
@@ -271,8 +271,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
                 ) from None
             if not (0 < lo <= hi < np.inf):
                 raise ValueError(f"noise_bounds must satisfy 0 < low <= high < inf, got {nb!r}")
-        if not isinstance(self.normalize_y, (bool, np.bool_)):
-            raise TypeError(f"normalize_y must be a bool, got {type(self.normalize_y).__name__}")
+        check_bool(self.normalize_y, "normalize_y")
         check_int(self.n_restarts, "n_restarts", minimum=0)
         check_in(self.optimizer, "optimizer", ("lbfgs", None))
 
@@ -310,11 +309,7 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         kernel = self._resolve().clone()
         X = check_fit_input(X, kernel)
         y = check_target(y, n_objects(X))
-        if self.normalize_y:
-            mean, std = float(np.mean(y)), float(np.std(y))
-            std = std if std > 0 else 1.0
-        else:
-            mean, std = 0.0, 1.0
+        mean, std = target_scaling(y, self.normalize_y)
         yn = (y - mean) / std
 
         fit_noise = self._fit_noise
@@ -565,109 +560,36 @@ class GaussianProcessRegressor(RegressorMixin, BaseEstimator):
         return (lml, grad) if eval_gradient else lml
 
     # ------------------------------------------------------------------ prediction
-    @overload
-    def predict(
-        self,
-        X: Any,
-        return_std: Literal[False] = ...,
-        return_cov: Literal[False] = ...,
-        include_noise: bool = ...,
-    ) -> np.ndarray: ...
-
-    @overload
-    def predict(
-        self,
-        X: Any,
-        return_std: Literal[True],
-        return_cov: Literal[False] = ...,
-        include_noise: bool = ...,
-    ) -> tuple[np.ndarray, np.ndarray]: ...
-
-    @overload
-    def predict(
-        self,
-        X: Any,
-        return_std: bool = ...,
-        *,
-        return_cov: Literal[True],
-        include_noise: bool = ...,
-    ) -> tuple[np.ndarray, np.ndarray]: ...
-
-    @overload
-    def predict(
-        self,
-        X: Any,
-        return_std: bool = ...,
-        return_cov: bool = ...,
-        include_noise: bool = ...,
-    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
-
-    def predict(
-        self,
-        X: Any,
-        return_std: bool = False,
-        return_cov: bool = False,
-        include_noise: bool = False,
-    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-        """Predictive mean, and optionally standard deviation or covariance.
-
-        Parameters
-        ----------
-        X : array of shape (m, d) or list of objects
-        return_std, return_cov : bool
-            At most one of them.
-        include_noise : bool, default=False
-            Predict noisy observations ``y_*`` rather than ``f(x_*)``: adds the noise
-            variance to the variances / the covariance diagonal.
-
-        Returns
-        -------
-        mean : ndarray of shape (m,)
-        std : ndarray of shape (m,)
-            If ``return_std``.
-        cov : ndarray of shape (m, m)
-            If ``return_cov``.
-        """
-        if return_std and return_cov:
-            raise ValueError("return_std and return_cov cannot both be true")
+    def _latent_predictive(
+        self, X: Any, what: Spread
+    ) -> tuple[np.ndarray, np.ndarray | None, float]:
+        """Latent mean and (co)variance at ``X``: the posterior, or the prior before ``fit``."""
+        spread = None
         if not hasattr(self, "X_train_"):  # the prior
             self._check_params()
             kernel = self._resolve()
             X = check_fit_input(X, kernel)
-            mean = np.zeros(n_objects(X))
-            noise, scale, offset = float(self.noise), 1.0, 0.0
-            if return_cov:
-                cov = kernel(X)
-            elif return_std:
-                var = kernel.diag(X)
-        else:
-            kernel = self.kernel_
-            X = check_predict_input(
-                X, kernel, n_objects(self.X_train_), getattr(self, "n_features_in_", None)
-            )
-            noise, scale, offset = self.noise_, self.y_train_std_, self.y_train_mean_
-            Ks = kernel(X, self.X_train_)
-            mean = Ks @ self.alpha_  # k_*^T alpha
-            if return_cov or return_std:
-                V = scipy.linalg.solve_triangular(
-                    self.L_, Ks.T, lower=True, check_finite=False
-                )  # v = L \ k_*
-                if return_cov:
-                    cov = kernel(X)
-                    cov -= V.T @ V
-                else:
-                    var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
-        mean = mean * scale + offset
-        if return_cov:
-            if include_noise:
-                cov[np.diag_indices_from(cov)] += noise
-            return mean, cov * scale**2
-        if return_std:
-            var = np.maximum(var, 0.0)
-            if include_noise:
-                var = var + noise
-            return mean, np.sqrt(var) * scale
-        return mean
+            if what == "cov":
+                spread = kernel(X)
+            elif what == "var":
+                spread = kernel.diag(X)
+            return np.zeros(n_objects(X)), spread, float(self.noise)
+        kernel = self.kernel_
+        X = check_predict_input(
+            X, kernel, n_objects(self.X_train_), getattr(self, "n_features_in_", None)
+        )
+        Ks = kernel(X, self.X_train_)
+        mean = Ks @ self.alpha_  # k_*^T alpha
+        if what != "mean":
+            V = scipy.linalg.solve_triangular(
+                self.L_, Ks.T, lower=True, check_finite=False
+            )  # v = L \ k_*
+            if what == "cov":
+                spread = kernel(X)
+                spread -= V.T @ V
+            else:
+                spread = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
+        return mean, spread, self.noise_
 
     def sample_y(self, X: Any, n_samples: int = 1, random_state: Any = None) -> np.ndarray:
         """Draw functions from the posterior (the prior before ``fit``) at ``X``.

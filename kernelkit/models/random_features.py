@@ -16,7 +16,7 @@ predictive distribution is from the exact GP's (Rowland (2018) §7.6.2, Table 7.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, overload
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -24,12 +24,20 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import check_array, check_in, check_int, check_positive, check_target
+from kernelkit._validation import (
+    check_array,
+    check_bool,
+    check_in,
+    check_int,
+    check_positive_scalar,
+    check_target,
+)
 from kernelkit.features import AngularFeatures, RandomFourierFeatures
 from kernelkit.features._coupling import COUPLINGS
 from kernelkit.kernels import RBF, Angular, Kernel, Laplace, Matern
 from kernelkit.models._common import apply_feature_map
 from kernelkit.models._linalg import cholesky_jitter
+from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 
 __all__ = ["RandomFeatureGP", "RandomFeatureRidge", "gaussian_kl"]
 
@@ -204,9 +212,7 @@ class RandomFeatureRidge(_PrimalModel):
 
     def fit(self, X: Any, y: Any) -> RandomFeatureRidge:
         """Fit the feature map and solve for the primal weights."""
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(f"alpha must be a positive scalar, got {self.alpha!r}")
-        check_positive(self.alpha, "alpha")
+        alpha = check_positive_scalar(self.alpha, "alpha")
         X = check_array(X, "X")
         ndim = np.ndim(y)
         if ndim not in (1, 2):
@@ -214,7 +220,7 @@ class RandomFeatureRidge(_PrimalModel):
         y = check_array(y, "y", ndim=ndim, dtype=np.float64)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y has length {y.shape[0]}, but X has {X.shape[0]} samples")
-        self._fit_features(X, y, float(self.alpha))
+        self._fit_features(X, y, alpha)
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -223,7 +229,7 @@ class RandomFeatureRidge(_PrimalModel):
         return Phi @ self.coef_
 
 
-class RandomFeatureGP(_PrimalModel):
+class RandomFeatureGP(GaussianPredictor, _PrimalModel):
     """Gaussian process regression on an explicit (random) feature map, in the primal.
 
     The Bayesian linear model ``y = phi(x)^T w + eps`` with ``w ~ N(0, I)`` and
@@ -334,19 +340,12 @@ class RandomFeatureGP(_PrimalModel):
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> RandomFeatureGP:
         """Fit the feature map and compute the weight posterior."""
-        if np.ndim(self.noise) != 0:
-            raise ValueError(f"noise must be a positive scalar, got {self.noise!r}")
-        check_positive(self.noise, "noise")
-        if not isinstance(self.normalize_y, (bool, np.bool_)):
-            raise TypeError(f"normalize_y must be a bool, got {type(self.normalize_y).__name__}")
+        noise = check_positive_scalar(self.noise, "noise")
+        check_bool(self.normalize_y, "normalize_y")
         X = check_array(X, "X")
         y = check_target(y, X.shape[0])
-        mean, std = 0.0, 1.0
-        if self.normalize_y:
-            mean, std = float(np.mean(y)), float(np.std(y))
-            std = std if std > 0 else 1.0
+        mean, std = target_scaling(y, self.normalize_y)
         yn = (y - mean) / std
-        noise = float(self.noise)
         Phi, L = self._fit_features(X, yn, noise)
         self.noise_ = noise
         self.y_train_mean_, self.y_train_std_ = mean, std
@@ -366,85 +365,19 @@ class RandomFeatureGP(_PrimalModel):
         return -0.5 * (quad + logdet + n * _LOG_2PI)
 
     # ------------------------------------------------------------------ prediction
-    @overload
-    def predict(
-        self,
-        X: Any,
-        return_std: Literal[False] = ...,
-        return_cov: Literal[False] = ...,
-        include_noise: bool = ...,
-    ) -> np.ndarray: ...
-
-    @overload
-    def predict(
-        self,
-        X: Any,
-        return_std: Literal[True],
-        return_cov: Literal[False] = ...,
-        include_noise: bool = ...,
-    ) -> tuple[np.ndarray, np.ndarray]: ...
-
-    @overload
-    def predict(
-        self,
-        X: Any,
-        return_std: bool = ...,
-        *,
-        return_cov: Literal[True],
-        include_noise: bool = ...,
-    ) -> tuple[np.ndarray, np.ndarray]: ...
-
-    @overload
-    def predict(
-        self,
-        X: Any,
-        return_std: bool = ...,
-        return_cov: bool = ...,
-        include_noise: bool = ...,
-    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
-
-    def predict(
-        self,
-        X: Any,
-        return_std: bool = False,
-        return_cov: bool = False,
-        include_noise: bool = False,
-    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-        """Predictive mean, and optionally standard deviation or covariance.
-
-        Parameters
-        ----------
-        X : array of shape (n_test, n_features_in_)
-        return_std, return_cov : bool
-            At most one of them.
-        include_noise : bool, default=False
-            Predict noisy targets ``y*`` rather than ``f(x*)``: adds ``noise_`` to the
-            variances / the covariance diagonal.
-
-        Returns
-        -------
-        mean : ndarray of shape (n_test,)
-        std : ndarray of shape (n_test,)
-            If ``return_std``.
-        cov : ndarray of shape (n_test, n_test)
-            If ``return_cov``.
-        """
-        if return_std and return_cov:
-            raise ValueError("return_std and return_cov cannot both be true")
+    def _latent_predictive(
+        self, X: Any, what: Spread
+    ) -> tuple[np.ndarray, np.ndarray | None, float]:
+        """``phi^T coef`` and ``noise phi^T A^-1 phi`` (its diagonal for ``"var"``)."""
         _, Phi = self._predict_features(X)
-        scale, offset = self.y_train_std_, self.y_train_mean_
-        mean = (Phi @ self.coef_) * scale + offset
-        if not (return_std or return_cov):
-            return mean
+        mean = Phi @ self.coef_
+        if what == "mean":
+            return mean, None, self.noise_
         # V = L^-1 phi(X*)^T, so noise V^T V = noise phi^T A^-1 phi
         V = scipy.linalg.solve_triangular(self.L_, Phi.T, lower=True, check_finite=False)
-        extra = self.noise_ if include_noise else 0.0
-        if return_cov:
-            cov = self.noise_ * (V.T @ V)
-            cov[np.diag_indices_from(cov)] += extra
-            return mean, cov * scale**2
-        var = self.noise_ * np.einsum("ij,ij->j", V, V) + extra
-        return mean, np.sqrt(var) * scale
+        if what == "cov":
+            return mean, self.noise_ * (V.T @ V), self.noise_
+        return mean, self.noise_ * np.einsum("ij,ij->j", V, V), self.noise_
 
     # ------------------------------------------------------------------ comparison
     def kl_to(

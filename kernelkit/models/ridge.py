@@ -9,7 +9,7 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import check_array, check_positive
+from kernelkit._validation import check_array, check_positive_scalar
 from kernelkit.models._common import (
     PRECOMPUTED,
     apply_feature_map,
@@ -103,10 +103,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def _check_alpha(self) -> float:
-        if np.ndim(self.alpha) != 0:
-            raise ValueError(f"alpha must be a positive scalar, got {self.alpha!r}")
-        check_positive(self.alpha, "alpha")
-        return float(self.alpha)
+        return check_positive_scalar(self.alpha, "alpha")
 
     def fit(self, X: Any, y: Any) -> KernelRidge:
         """Solve for the dual (or, with ``feature_map``, primal) coefficients."""

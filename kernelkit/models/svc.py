@@ -11,7 +11,7 @@ from sklearn.svm import SVC
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import check_in, check_int, check_positive
+from kernelkit._validation import check_in, check_int, check_positive, check_positive_scalar
 from kernelkit.models._common import (
     PRECOMPUTED,
     check_fit_input,
@@ -118,9 +118,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
 
     def _check_params(self) -> None:
-        if np.ndim(self.C) != 0:
-            raise ValueError(f"C must be a positive scalar, got {self.C!r}")
-        check_positive(self.C, "C")
+        check_positive_scalar(self.C, "C")
         check_positive(self.tol, "tol")
         check_in(self.multiclass, "multiclass", ("ovr", "ovo"))
         check_int(self.max_iter, "max_iter", minimum=-1)

@@ -25,7 +25,13 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from kernelkit._progress import progress
-from kernelkit._validation import check_in, check_int, check_positive, check_random_state
+from kernelkit._validation import (
+    check_bool,
+    check_in,
+    check_int,
+    check_positive,
+    check_random_state,
+)
 from kernelkit.kernels import Kernel
 from kernelkit.models import GaussianProcessRegressor, NumericalWarning
 from kernelkit.optimize.acquisition import (
@@ -360,16 +366,9 @@ class BayesianOptimizer:
                     f"noise_bounds must satisfy 0 < low <= high < inf, got {noise_bounds!r}"
                 )
         self.noise_bounds = noise_bounds
-        for name, flag in (
-            ("refit_hyperparameters", refit_hyperparameters),
-            ("normalize_y", normalize_y),
-            ("maximize", maximize),
-        ):
-            if not isinstance(flag, (bool, np.bool_)):
-                raise TypeError(f"{name} must be a bool, got {type(flag).__name__}")
-        self.refit_hyperparameters = bool(refit_hyperparameters)
-        self.normalize_y = bool(normalize_y)
-        self.maximize = bool(maximize)
+        self.refit_hyperparameters = check_bool(refit_hyperparameters, "refit_hyperparameters")
+        self.normalize_y = check_bool(normalize_y, "normalize_y")
+        self.maximize = check_bool(maximize, "maximize")
         self.n_restarts = check_int(n_restarts, "n_restarts", minimum=0)
         self.n_candidates = check_int(n_candidates, "n_candidates", minimum=1)
         self.n_starts = check_int(n_starts, "n_starts", minimum=0)

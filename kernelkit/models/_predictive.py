@@ -1,0 +1,122 @@
+"""What the Gaussian regressors share: target standardisation and the Gaussian predictive.
+
+:class:`~kernelkit.models.GaussianProcessRegressor` and
+:class:`~kernelkit.models.RandomFeatureGP` differ only in how they compute the latent
+predictive mean and (co)variance; turning those into the public ``predict`` (adding the
+noise for noisy targets, undoing the standardisation of ``y``) is written once here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, overload
+
+import numpy as np
+
+#: What :meth:`GaussianPredictor._latent_predictive` is asked for besides the mean.
+Spread = Literal["mean", "var", "cov"]
+
+
+def target_scaling(y: np.ndarray, normalize: bool) -> tuple[float, float]:
+    """``(mean, std)`` that standardise ``y`` when ``normalize`` (std 1 for constant ``y``),
+    else ``(0, 1)``."""
+    if not normalize:
+        return 0.0, 1.0
+    std = float(np.std(y))
+    return float(np.mean(y)), std if std > 0 else 1.0
+
+
+class GaussianPredictor:
+    """Mixin: ``predict`` from a subclass's latent predictive on the standardised scale.
+
+    A subclass implements ``_latent_predictive(X, what)`` returning ``(mean, spread,
+    noise)``: the latent mean of ``f(X)``, its variances (``what="var"``), covariance
+    (``"cov"``) or ``None`` (``"mean"``), and the noise variance, all on the scale of
+    the standardised targets; ``y_train_mean_`` and ``y_train_std_`` (when fitted) map
+    them back.
+    """
+
+    def _latent_predictive(
+        self, X: Any, what: Spread
+    ) -> tuple[np.ndarray, np.ndarray | None, float]:
+        raise NotImplementedError
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: Literal[False] = ...,
+        return_cov: Literal[False] = ...,
+        include_noise: bool = ...,
+    ) -> np.ndarray: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: Literal[True],
+        return_cov: Literal[False] = ...,
+        include_noise: bool = ...,
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = ...,
+        *,
+        return_cov: Literal[True],
+        include_noise: bool = ...,
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @overload
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = ...,
+        return_cov: bool = ...,
+        include_noise: bool = ...,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]: ...
+
+    def predict(
+        self,
+        X: Any,
+        return_std: bool = False,
+        return_cov: bool = False,
+        include_noise: bool = False,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Predictive mean, and optionally standard deviation or covariance.
+
+        Parameters
+        ----------
+        X : array of shape (n_test, n_features) or list of objects
+            Test inputs, of the kind ``fit`` took.
+        return_std, return_cov : bool
+            At most one of them.
+        include_noise : bool, default=False
+            Predict noisy targets ``y*`` rather than ``f(x*)``: adds the noise variance to
+            the variances / the covariance diagonal.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_test,)
+        std : ndarray of shape (n_test,)
+            If ``return_std``.
+        cov : ndarray of shape (n_test, n_test)
+            If ``return_cov``.
+        """
+        if return_std and return_cov:
+            raise ValueError("return_std and return_cov cannot both be true")
+        what: Spread = "cov" if return_cov else "var" if return_std else "mean"
+        mean, spread, noise = self._latent_predictive(X, what)
+        scale = getattr(self, "y_train_std_", 1.0)
+        mean = mean * scale + getattr(self, "y_train_mean_", 0.0)
+        if spread is None:
+            return mean
+        if return_cov:
+            if include_noise:
+                spread[np.diag_indices_from(spread)] += noise
+            return mean, spread * scale**2
+        var = np.maximum(spread, 0.0)
+        if include_noise:
+            var = var + noise
+        return mean, np.sqrt(var) * scale

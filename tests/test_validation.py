@@ -1,0 +1,44 @@
+"""The shared argument checks: what they accept, and the errors that name the argument."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernelkit._validation import check_bool, check_positive_scalar
+
+
+@pytest.mark.parametrize("value", [True, False, np.True_, np.bool_(False)])
+def test_check_bool_accepts_python_and_numpy_bools(value) -> None:
+    out = check_bool(value, "flag")
+    assert type(out) is bool and out == bool(value)
+
+
+@pytest.mark.parametrize("value", [1, 0, "yes", None, 1.0])
+def test_check_bool_names_the_argument(value) -> None:
+    with pytest.raises(TypeError, match=f"flag must be a bool, got {type(value).__name__}"):
+        check_bool(value, "flag")
+
+
+@pytest.mark.parametrize("value", [3, 0.5, np.float32(2.0), np.array(1.5)])
+def test_check_positive_scalar_returns_a_float(value) -> None:
+    out = check_positive_scalar(value, "noise")
+    assert type(out) is float and out == float(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        ([1.0, 2.0], ValueError, r"noise must be a positive scalar, got \[1.0, 2.0\]"),
+        (np.ones(1), ValueError, "noise must be a positive scalar"),
+        (0.0, ValueError, "noise must be > 0"),
+        (-1, ValueError, "noise must be > 0"),
+        (np.nan, ValueError, "noise must be finite"),
+        (np.inf, ValueError, "noise must be finite"),
+        ("a", TypeError, "noise must be a number"),
+        (True, TypeError, "noise must be a number, got bool"),
+    ],
+)
+def test_check_positive_scalar_names_the_argument(value, error, message) -> None:
+    with pytest.raises(error, match=message):
+        check_positive_scalar(value, "noise")
