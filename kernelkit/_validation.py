@@ -21,6 +21,7 @@ __all__ = [
     "check_positive_scalar",
     "check_in",
     "check_int",
+    "check_noise_bounds",
     "check_random_state",
     "check_target",
 ]
@@ -130,6 +131,19 @@ def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)
+
+
+def check_noise_bounds(value: Any, name: str = "noise_bounds") -> Any:
+    """Check bounds of a fitted variance: ``"fixed"`` or a pair ``0 < low <= high < inf``."""
+    if isinstance(value, str) and value == "fixed":
+        return value
+    try:
+        lo, hi = (float(b) for b in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be 'fixed' or a pair (low, high), got {value!r}") from None
+    if not (0 < lo <= hi < np.inf):
+        raise ValueError(f"{name} must satisfy 0 < low <= high < inf, got {value!r}")
+    return value
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None) -> int:

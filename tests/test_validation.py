@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernelkit._validation import check_bool, check_positive_scalar
+from kernelkit._validation import check_bool, check_noise_bounds, check_positive_scalar
 
 
 @pytest.mark.parametrize("value", [True, False, np.True_, np.bool_(False)])
@@ -42,3 +42,25 @@ def test_check_positive_scalar_returns_a_float(value) -> None:
 def test_check_positive_scalar_names_the_argument(value, error, message) -> None:
     with pytest.raises(error, match=message):
         check_positive_scalar(value, "noise")
+
+
+@pytest.mark.parametrize("value", ["fixed", (1e-8, 1.0), [0.5, 0.5], np.array([1e-3, 10.0])])
+def test_check_noise_bounds_passes_valid_bounds_through(value) -> None:
+    assert check_noise_bounds(value) is value
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("tiny", "noise_bounds must be 'fixed' or a pair"),
+        ((1.0,), "noise_bounds must be 'fixed' or a pair"),
+        ((1.0, 2.0, 3.0), "noise_bounds must be 'fixed' or a pair"),
+        (None, "noise_bounds must be 'fixed' or a pair"),
+        ((1.0, 0.1), r"noise_bounds must satisfy 0 < low <= high < inf"),
+        ((0.0, 1.0), r"noise_bounds must satisfy 0 < low <= high < inf"),
+        ((1e-3, np.inf), r"noise_bounds must satisfy 0 < low <= high < inf"),
+    ],
+)
+def test_check_noise_bounds_names_the_argument(value, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_noise_bounds(value)

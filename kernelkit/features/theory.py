@@ -448,6 +448,12 @@ def _check_kernel_d(kernel: Any, d: int) -> tuple[RadialSpec, int]:
     return spec, d
 
 
+def _check_orf_args(kernel: Any, z: Any, m: int, d: int) -> tuple[RadialSpec, np.ndarray, int, int]:
+    """The checked arguments of the ORF-vs-IID MSE functions: kernel, distances, m, d."""
+    spec, d = _check_kernel_d(kernel, d)
+    return spec, _check_distance(z), check_int(m, "m", minimum=1), d
+
+
 def charm(kernel: Any, z: Any) -> Any:
     """The charm function ``Psi_K(z) = |z|^2 (phi^2)''(|z|) - |z| (phi^2)'(|z|)``.
 
@@ -572,9 +578,7 @@ def mse_difference_orf_iid(kernel: Any, z: Any, m: int, d: int) -> Any:
     >>> mse_difference_orf_iid("gaussian", 1.0, m=4, d=8) < 0
     True
     """
-    spec, d = _check_kernel_d(kernel, d)
-    r = _check_distance(z)
-    m = check_int(m, "m", minimum=1)
+    spec, r, m, d = _check_orf_args(kernel, z, m, d)
     return _out(_orf_difference(spec, r, m, d))
 
 
@@ -607,9 +611,7 @@ def mse_rff_orthogonal(kernel: Any, z: Any, m: int, d: int, *, features: str = "
     -------
     float or ndarray
     """
-    spec, d = _check_kernel_d(kernel, d)
-    r = _check_distance(z)
-    m = check_int(m, "m", minimum=1)
+    spec, r, m, d = _check_orf_args(kernel, z, m, d)
     check_in(features, "features", FEATURES)
     iid = spec.variance**2 * _single_variance(spec, r, features) / m
     return _out(iid + _orf_difference(spec, r, m, d))
@@ -635,9 +637,7 @@ def mse_difference_orf_iid_asymptotic(kernel: Any, z: Any, m: int, d: int) -> An
     -------
     float or ndarray
     """
-    spec, d = _check_kernel_d(kernel, d)
-    r = _check_distance(z)
-    m = check_int(m, "m", minimum=1)
+    spec, r, m, d = _check_orf_args(kernel, z, m, d)
     return _out(-_pair_fraction(m, d) * spec.variance**2 * spec.charm(r) / (8.0 * d))
 
 

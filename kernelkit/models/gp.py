@@ -17,6 +17,7 @@ from kernelkit._validation import (
     check_bool,
     check_in,
     check_int,
+    check_noise_bounds,
     check_positive_scalar,
     check_random_state,
     check_target,
@@ -261,16 +262,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
         check_positive_scalar(self.noise, "noise")
-        nb = self.noise_bounds
-        if not (isinstance(nb, str) and nb == "fixed"):
-            try:
-                lo, hi = (float(b) for b in nb)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"noise_bounds must be 'fixed' or a pair (low, high), got {nb!r}"
-                ) from None
-            if not (0 < lo <= hi < np.inf):
-                raise ValueError(f"noise_bounds must satisfy 0 < low <= high < inf, got {nb!r}")
+        check_noise_bounds(self.noise_bounds)
         check_bool(self.normalize_y, "normalize_y")
         check_int(self.n_restarts, "n_restarts", minimum=0)
         check_in(self.optimizer, "optimizer", ("lbfgs", None))

@@ -29,6 +29,7 @@ from kernelkit._validation import (
     check_bool,
     check_in,
     check_int,
+    check_noise_bounds,
     check_positive,
     check_random_state,
 )
@@ -354,18 +355,7 @@ class BayesianOptimizer:
         self.initial_design = check_in(initial_design, "initial_design", _INITIAL_DESIGNS)
         check_positive(noise, "noise")
         self.noise = float(noise)
-        if not (isinstance(noise_bounds, str) and noise_bounds == "fixed"):
-            try:
-                lo, hi = (float(b) for b in noise_bounds)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"noise_bounds must be 'fixed' or a pair (low, high), got {noise_bounds!r}"
-                ) from None
-            if not (0 < lo <= hi < np.inf):
-                raise ValueError(
-                    f"noise_bounds must satisfy 0 < low <= high < inf, got {noise_bounds!r}"
-                )
-        self.noise_bounds = noise_bounds
+        self.noise_bounds = check_noise_bounds(noise_bounds)
         self.refit_hyperparameters = check_bool(refit_hyperparameters, "refit_hyperparameters")
         self.normalize_y = check_bool(normalize_y, "normalize_y")
         self.maximize = check_bool(maximize, "maximize")
