@@ -1,4 +1,5 @@
-"""Input handling shared by the kernel estimators: resolving ``kernel`` and checking ``X``.
+"""Input handling shared by the kernel estimators (resolving ``kernel``, checking ``X`` and
+``y``, applying a feature map) and the primal ridge solve.
 
 A kernel estimator sees three kinds of input, decided by its ``kernel`` argument:
 
@@ -13,9 +14,11 @@ from __future__ import annotations
 from typing import Any, Final, Literal
 
 import numpy as np
+import scipy.linalg
 
 from kernelkit._validation import check_array
 from kernelkit.kernels import RBF, Kernel
+from kernelkit.models._linalg import cholesky_jitter
 
 PRECOMPUTED: Final = "precomputed"
 
@@ -90,7 +93,7 @@ def take(X: Any, idx: np.ndarray) -> Any:
     return [X[i] for i in idx]
 
 
-def apply_feature_map(fm: Any, X: np.ndarray, fit: bool) -> np.ndarray:
+def apply_feature_map(fm: Any, X: Any, fit: bool) -> np.ndarray:
     """``Phi = fm(X)`` as a finite float64 array (fitting ``fm`` first when ``fit``)."""
     if fit and hasattr(fm, "fit_transform"):
         Phi = fm.fit_transform(X)
@@ -101,6 +104,30 @@ def apply_feature_map(fm: Any, X: np.ndarray, fit: bool) -> np.ndarray:
     if hasattr(Phi, "toarray"):  # scipy sparse features
         Phi = Phi.toarray()
     Phi = check_array(Phi, "feature_map(X)", dtype=np.float64)
-    if Phi.shape[0] != X.shape[0]:
-        raise ValueError(f"feature_map(X) has {Phi.shape[0]} rows, but X has {X.shape[0]} samples")
+    n = n_objects(X)
+    if Phi.shape[0] != n:
+        raise ValueError(f"feature_map(X) has {Phi.shape[0]} rows, but X has {n} samples")
     return Phi
+
+
+def check_targets(y: Any, n_samples: int) -> np.ndarray:
+    """A finite 1-D or 2-D (multi-output) float target with ``n_samples`` rows."""
+    ndim = np.ndim(y)
+    if ndim not in (1, 2):
+        raise ValueError(f"y must be 1-D or 2-D (n_samples, n_targets), got {ndim} dimensions")
+    y = check_array(y, "y", ndim=ndim, dtype=np.float64)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"y has length {y.shape[0]}, but X has {n_samples} samples")
+    return y
+
+
+def primal_solve(
+    Phi: np.ndarray, Y: np.ndarray, reg: float, name: str
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Weights ``W = (Phi^T Phi + reg I)^-1 Phi^T Y`` (Rowland (2018) eq. 5.5, ``O(n p^2)``),
+    with the Cholesky factor of ``Phi^T Phi + reg I`` (called ``name`` in warnings) and
+    the jitter it needed."""
+    A = Phi.T @ Phi
+    A[np.diag_indices_from(A)] += reg
+    L, jitter = cholesky_jitter(A, name=name, return_jitter=True)
+    return scipy.linalg.cho_solve((L, True), Phi.T @ Y, check_finite=False), L, jitter

@@ -35,7 +35,7 @@ from kernelkit._validation import (
 from kernelkit.features import AngularFeatures, RandomFourierFeatures
 from kernelkit.features._coupling import COUPLINGS
 from kernelkit.kernels import RBF, Angular, Kernel, Laplace, Matern
-from kernelkit.models._common import apply_feature_map
+from kernelkit.models._common import apply_feature_map, check_targets, primal_solve
 from kernelkit.models._linalg import cholesky_jitter
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 
@@ -111,13 +111,8 @@ class _PrimalModel(RegressorMixin, BaseEstimator):
         """Fit the feature map on ``X`` and solve ``(Phi^T Phi + reg I) W = Phi^T Y``."""
         fm = self._make_feature_map()
         Phi = apply_feature_map(fm, X, fit=True)
-        # Rowland (2018) eq. 5.5: w = (Phi^T Phi + reg I)^-1 Phi^T y, O(n p^2)
-        A = Phi.T @ Phi
-        A[np.diag_indices_from(A)] += reg
-        L, jitter = cholesky_jitter(A, name="Phi^T Phi + noise*I", return_jitter=True)
-        self.coef_ = scipy.linalg.cho_solve((L, True), Phi.T @ Y, check_finite=False)
+        self.coef_, L, self.jitter_ = primal_solve(Phi, Y, reg, "Phi^T Phi + noise*I")
         self.L_ = L
-        self.jitter_ = jitter
         self.feature_map_ = fm
         self.n_features_in_ = X.shape[1]
         self.n_features_out_ = Phi.shape[1]
@@ -214,12 +209,7 @@ class RandomFeatureRidge(_PrimalModel):
         """Fit the feature map and solve for the primal weights."""
         alpha = check_positive_scalar(self.alpha, "alpha")
         X = check_array(X, "X")
-        ndim = np.ndim(y)
-        if ndim not in (1, 2):
-            raise ValueError(f"y must be 1-D or 2-D (n_samples, n_targets), got {ndim} dimensions")
-        y = check_array(y, "y", ndim=ndim, dtype=np.float64)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"y has length {y.shape[0]}, but X has {X.shape[0]} samples")
+        y = check_targets(y, X.shape[0])
         self._fit_features(X, y, alpha)
         return self
 

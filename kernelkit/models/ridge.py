@@ -16,23 +16,14 @@ from kernelkit.models._common import (
     check_fit_input,
     check_objects,
     check_predict_input,
+    check_targets,
     n_objects,
+    primal_solve,
     resolve_kernel,
 )
 from kernelkit.models._linalg import cholesky_jitter
 
 __all__ = ["KernelRidge"]
-
-
-def _check_targets(y: Any, n_samples: int) -> np.ndarray:
-    """A finite 1-D or 2-D (multi-output) float target with ``n_samples`` rows."""
-    ndim = np.ndim(y)
-    if ndim not in (1, 2):
-        raise ValueError(f"y must be 1-D or 2-D (n_samples, n_targets), got {ndim} dimensions")
-    y = check_array(y, "y", ndim=ndim, dtype=np.float64)
-    if y.shape[0] != n_samples:
-        raise ValueError(f"y has length {y.shape[0]}, but X has {n_samples} samples")
-    return y
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
@@ -114,7 +105,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             self.__dict__.pop(attr, None)
         kernel = resolve_kernel(self.kernel)
         X = check_fit_input(X, kernel)
-        y = _check_targets(y, n_objects(X))
+        y = check_targets(y, n_objects(X))
         if kernel == PRECOMPUTED:
             K = np.array(X, dtype=np.float64)
         else:
@@ -145,16 +136,8 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if hasattr(fm, "fit_transform"):
             fm = clone(fm, safe=False)
         Phi = apply_feature_map(fm, X, fit=True)
-        y = _check_targets(y, n_objects(X))
-        if Phi.shape[0] != y.shape[0]:
-            raise ValueError(
-                f"feature_map(X) has {Phi.shape[0]} rows, but X has {y.shape[0]} samples"
-            )
-        # Rowland (2018) eq. 5.5: w = (Phi^T Phi + alpha I)^-1 Phi^T y, O(n m^2).
-        A = Phi.T @ Phi
-        A[np.diag_indices_from(A)] += alpha
-        L = cholesky_jitter(A, name="Phi^T Phi + alpha*I")
-        self.coef_ = scipy.linalg.cho_solve((L, True), Phi.T @ y, check_finite=False)
+        y = check_targets(y, n_objects(X))
+        self.coef_ = primal_solve(Phi, y, alpha, "Phi^T Phi + alpha*I")[0]
         self.feature_map_ = fm
         return self
 

@@ -57,6 +57,22 @@ def test_multi_output_equals_column_by_column_and_sklearn() -> None:
     np.testing.assert_allclose(pred, ref, rtol=1e-8, atol=1e-8)
 
 
+def test_primal_feature_map_on_sets_equals_the_dual_on_the_features() -> None:
+    # A list of objects (here sets) goes through the feature map as it is.
+    sets = [{1, 2}, {3}, {4, 5, 6}, {1}, {2, 9}, {7}]
+    y = np.array([1.0, 2.0, 3.0, 1.5, 0.5, 2.5])
+
+    def phi(S):
+        return np.array([[len(s), sum(s), min(s)] for s in S], dtype=float)
+
+    primal = KernelRidge(feature_map=phi, alpha=0.2).fit(sets, y)
+    dual = KernelRidge(Linear(), alpha=0.2).fit(phi(sets), y)
+    test = [{2}, {7, 8}]
+    np.testing.assert_allclose(primal.predict(test), dual.predict(phi(test)), rtol=1e-9)
+    with pytest.raises(ValueError, match=r"feature_map\(X\) has 5 rows, but X has 6 samples"):
+        KernelRidge(feature_map=lambda S: phi(S)[:5], alpha=0.2).fit(sets, y)
+
+
 def test_primal_feature_map_equals_dual_linear_kernel_on_the_features() -> None:
     X, y, Xt = _data()
     W = np.random.default_rng(1).standard_normal((3, 25))
