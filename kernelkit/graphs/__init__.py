@@ -16,27 +16,24 @@ adjacency matrices (optionally paired with a labels array); see
 ``classify``            nested cross-validation with a precomputed-kernel SVM
 ``cli``                 ``kernelkit graph-classify``
 ======================  ================================================================
+
+The names below are imported on first use (PEP 562), so that the command line can import
+:mod:`kernelkit.graphs.cli` without loading networkx, SciPy and scikit-learn for every
+command.
 """
 
-from .classify import GraphCVResult, cross_validate_graphs, graph_grams
-from .features import EdgeHistogram, VertexHistogram, WeisfeilerLehman, wl_kernel
-from .normalize import normalize_gram, normalize_rows
-from .shortest_path import ShortestPath
-from .sparse_gram import gram
-from .wl import wl_colours, wl_distinguishable
+from __future__ import annotations
 
-__all__ = [
-    "EdgeHistogram",
-    "GraphCVResult",
-    "ShortestPath",
-    "VertexHistogram",
-    "WeisfeilerLehman",
-    "cross_validate_graphs",
-    "graph_grams",
-    "gram",
-    "normalize_gram",
-    "normalize_rows",
-    "wl_colours",
-    "wl_distinguishable",
-    "wl_kernel",
-]
+from kernelkit._lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "classify": ["GraphCVResult", "cross_validate_graphs", "graph_grams"],
+        "features": ["EdgeHistogram", "VertexHistogram", "WeisfeilerLehman", "wl_kernel"],
+        "normalize": ["normalize_gram", "normalize_rows"],
+        "shortest_path": ["ShortestPath"],
+        "sparse_gram": ["gram"],
+        "wl": ["wl_colours", "wl_distinguishable"],
+    },
+)

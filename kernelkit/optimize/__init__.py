@@ -18,52 +18,44 @@ The names below are imported on first use (PEP 562), so that the command line ca
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kernelkit._lazy import lazy_exports
 
-_EXPORTS = {
-    "acquisition": [
-        "Acquisition",
-        "ExpectedImprovement",
-        "LogExpectedImprovement",
-        "LogProbabilityOfImprovement",
-        "ProbabilityOfImprovement",
-        "UpperConfidenceBound",
-        "acquisition_names",
-        "get_acquisition",
-        "log_h",
-        "noisy_incumbent",
-    ],
-    "bayesopt": ["BayesianOptimizer", "OptimizationResult"],
-    "functions": [
-        "Ackley",
-        "Branin",
-        "Forrester",
-        "GramacyLee",
-        "Hartmann3",
-        "Hartmann6",
-        "SixHumpCamel",
-        "TestFunction",
-        "function_names",
-        "get_function",
-    ],
-    "schedules": ["CallableSchedule", "Constant", "ExponentialDecay", "Schedule", "as_schedule"],
-    "search": ["maximize_acquisition", "sobol_points"],
-    "surrogate": ["Posterior", "default_kernel", "posterior"],
-}
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-
-__all__ = [name for names in _EXPORTS.values() for name in names]
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "acquisition": [
+            "Acquisition",
+            "ExpectedImprovement",
+            "LogExpectedImprovement",
+            "LogProbabilityOfImprovement",
+            "ProbabilityOfImprovement",
+            "UpperConfidenceBound",
+            "acquisition_names",
+            "get_acquisition",
+            "log_h",
+            "noisy_incumbent",
+        ],
+        "bayesopt": ["BayesianOptimizer", "OptimizationResult"],
+        "functions": [
+            "Ackley",
+            "Branin",
+            "Forrester",
+            "GramacyLee",
+            "Hartmann3",
+            "Hartmann6",
+            "SixHumpCamel",
+            "TestFunction",
+            "function_names",
+            "get_function",
+        ],
+        "schedules": [
+            "CallableSchedule",
+            "Constant",
+            "ExponentialDecay",
+            "Schedule",
+            "as_schedule",
+        ],
+        "search": ["maximize_acquisition", "sobol_points"],
+        "surrogate": ["Posterior", "default_kernel", "posterior"],
+    },
+)

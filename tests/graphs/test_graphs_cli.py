@@ -85,3 +85,32 @@ def test_graph_classify_bad_numbers(capsys, argv, message):
 def test_graph_classify_unknown_kernel(capsys):
     with pytest.raises(SystemExit):
         run(capsys, "--kernel", "random-walk")
+
+
+def test_kernel_names_match_the_classifier():
+    from kernelkit.graphs import classify
+    from kernelkit.graphs.cli import KERNELS
+
+    assert KERNELS == classify.KERNELS
+
+
+def test_the_command_line_starts_without_the_heavy_imports():
+    # every `kernelkit` call builds all subparsers: no networkx / SciPy / scikit-learn then
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from kernelkit.cli import main; "
+        "print(*(m in sys.modules for m in ('networkx', 'scipy', 'sklearn')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False", "False"]
+
+
+def test_lazy_package_exports_resolve_and_reject_unknown_names():
+    import kernelkit.graphs as graphs
+
+    assert graphs.wl_kernel is __import__("kernelkit.graphs.features").graphs.features.wl_kernel
+    assert set(graphs.__all__) <= set(dir(graphs))
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        graphs.nope  # noqa: B018
