@@ -41,7 +41,7 @@ from kernelkit.experiments import register
 from kernelkit.experiments._common import rmse, seeds, standardised_split
 from kernelkit.experiments._random_features import bootstrap_se, fmt, yes_no
 from kernelkit.kernels import RBF, Laplace, Matern, Stationary, median_heuristic
-from kernelkit.models import GaussianProcessRegressor, RandomFeatureGP
+from kernelkit.models import GaussianProcessRegressor, NoiseAtBoundWarning, RandomFeatureGP
 from kernelkit.plotting import COLORS, new_figure, save_figure
 
 KERNELS = {
@@ -93,7 +93,7 @@ def _exact_gp(kernel: str, Xtr: np.ndarray, ytr: np.ndarray) -> GaussianProcessR
     gp = GaussianProcessRegressor(KERNELS[kernel](ls), noise=0.1, noise_bounds=NOISE_BOUNDS)
     with warnings.catch_warnings():
         # the noise floor is this experiment's choice (NOISE_BOUNDS); reaching it is no news
-        warnings.filterwarnings("ignore", message="the fitted noise variance is at its lower")
+        warnings.simplefilter("ignore", NoiseAtBoundWarning)
         return gp.fit(Xtr, ytr)
 
 

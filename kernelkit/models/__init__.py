@@ -9,7 +9,7 @@ before giving up with advice.
 """
 
 from kernelkit.models._linalg import NumericalWarning, cholesky_jitter
-from kernelkit.models.gp import GaussianProcessRegressor
+from kernelkit.models.gp import GaussianProcessRegressor, NoiseAtBoundWarning
 from kernelkit.models.random_features import RandomFeatureGP, RandomFeatureRidge
 from kernelkit.models.ridge import KernelRidge
 from kernelkit.models.svc import KernelSVC
@@ -18,6 +18,7 @@ __all__ = [
     "GaussianProcessRegressor",
     "KernelRidge",
     "KernelSVC",
+    "NoiseAtBoundWarning",
     "NumericalWarning",
     "RandomFeatureGP",
     "RandomFeatureRidge",

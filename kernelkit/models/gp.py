@@ -131,6 +131,10 @@ def _lml(
     return lml, grad
 
 
+class NoiseAtBoundWarning(ConvergenceWarning):
+    """The fitted noise variance of a GP ended at the lower end of ``noise_bounds``."""
+
+
 class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator):
     """Gaussian process regression, Algorithm 2 of the assignment.
 
@@ -216,8 +220,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     :class:`~kernelkit.models.NumericalWarning`, or raises ``LinAlgError`` with advice.
     If the starting point itself cannot be factorised, the optimiser cannot move and
     the start is kept (with a ``ConvergenceWarning``). A fitted noise at its lower bound
-    also gives a ``ConvergenceWarning``: with noisy data it usually means duplicate
-    records (equal inputs and targets), for which the likelihood is unbounded.
+    gives a :class:`NoiseAtBoundWarning` (a ``ConvergenceWarning``): with noisy data it
+    usually means duplicate records (equal inputs and targets), for which the likelihood
+    is unbounded.
 
     During ``fit`` every BLAS pool runs on one thread except the two LAPACK calls of
     each evaluation, which use all BLAS threads for n >= 1000 (see
@@ -321,13 +326,13 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             kernel.theta = k_theta
             if fit_noise and theta[-1] <= bounds[-1, 0] + 1e-6:
                 warnings.warn(
-                    f"the fitted noise variance is at its lower bound {math.exp(bounds[-1, 0]):.3g}"
-                    ": the posterior mean interpolates the training targets. Expected for "
-                    "noise-free data; for noisy data the usual cause is repeated inputs with "
-                    "equal targets (duplicate records), which make the marginal likelihood "
-                    "grow without bound as the noise vanishes: remove the duplicates or "
-                    "raise the lower end of noise_bounds",
-                    ConvergenceWarning,
+                    f"the fitted noise variance is at its lower bound "
+                    f"{math.exp(bounds[-1, 0]):.3g}; the marginal likelihood would take it "
+                    "lower. Expected for noise-free data; for noisy data the usual cause is "
+                    "repeated inputs with equal targets (duplicate records), which make the "
+                    "likelihood grow without bound as the noise vanishes: remove the "
+                    "duplicates or raise the lower end of noise_bounds",
+                    NoiseAtBoundWarning,
                     stacklevel=2,
                 )
         else:  # the given hyperparameters, exactly (no round trip through logarithms)

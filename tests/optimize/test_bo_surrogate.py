@@ -18,7 +18,7 @@ def _data(seed=0, n=12):
     return X, y
 
 
-@pytest.mark.filterwarnings("ignore:the fitted noise variance is at its lower bound")
+@pytest.mark.filterwarnings("ignore::kernelkit.models.NoiseAtBoundWarning")
 def test_maximum_likelihood_matches_the_regressor():  # noise-free data: noise at its floor
     X, y = _data()
     kw = dict(noise=1e-4, noise_bounds=(1e-8, 1.0), normalize_y=True)
