@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from contextlib import contextmanager
 
 import scipy.linalg  # noqa: F401  (loads SciPy's BLAS before the controller looks for it)
 from threadpoolctl import ThreadpoolController
 
-__all__ = ["MIN_THREADED_SIZE", "blas_controller", "blas_threads_for", "one_blas_thread"]
+__all__ = [
+    "MIN_THREADED_SIZE",
+    "blas_controller",
+    "blas_threads",
+    "blas_threads_for",
+    "one_blas_thread",
+]
 
 #: Matrices with fewer rows than this are factorised on one BLAS thread.
 MIN_THREADED_SIZE = 1000
@@ -28,9 +33,21 @@ def blas_controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def one_blas_thread() -> AbstractContextManager[Any]:
-    """Every BLAS library limited to one thread inside the block."""
-    return blas_controller().limit(limits=1, user_api="blas")
+def blas_threads() -> int:
+    """The largest thread count of the loaded BLAS libraries (1 if none is found)."""
+    libs = blas_controller().select(user_api="blas").lib_controllers
+    return max((lib.num_threads for lib in libs), default=1)
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Every BLAS library limited to one thread inside the block (nothing to do, and
+    nothing paid, when they already run on one)."""
+    if blas_threads() > 1:
+        with blas_controller().limit(limits=1, user_api="blas"):
+            yield
+    else:
+        yield
 
 
 @contextmanager

@@ -23,13 +23,13 @@ from __future__ import annotations
 import functools
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
+
+from kernelkit._threads import blas_threads, one_blas_thread
 
 __all__ = [
     "fwht",
@@ -171,35 +171,15 @@ def _block_rows(d: int, itemsize: int, n: int) -> int:
 
 
 # ---------------------------------------------------------------------------- threading
-@functools.lru_cache(maxsize=1)
-def _controller() -> ThreadpoolController:
-    """One controller for the process (building one scans the loaded libraries, ~1 ms)."""
-    return ThreadpoolController()
-
-
-def _blas_threads() -> int:
-    libs = _controller().select(user_api="blas").lib_controllers
-    return max((lib.num_threads for lib in libs), default=1)
-
-
 def resolve_n_jobs(n_jobs: int | None) -> int:
     """``None`` -> the BLAS thread count (what a dense matrix product would use), capped
     at the CPU count; ``-1`` -> all CPUs; a positive integer as is."""
     cpus = os.cpu_count() or 1
     if n_jobs is None:
-        return max(1, min(cpus, _blas_threads()))
+        return max(1, min(cpus, blas_threads()))
     if n_jobs == -1:
         return cpus
     return int(n_jobs)
-
-
-@contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    if _blas_threads() > 1:
-        with _controller().limit(limits=1, user_api="blas"):
-            yield
-    else:
-        yield
 
 
 def run_row_blocks(
@@ -213,7 +193,7 @@ def run_row_blocks(
     """
     starts = range(0, n, block)
     n_jobs = max(1, min(n_jobs, len(starts)))
-    with _one_blas_thread():
+    with one_blas_thread():
         if n_jobs == 1:
             scratch: dict = {}
             for s in starts:

@@ -21,7 +21,7 @@ from typing import Any
 
 from threadpoolctl import ThreadpoolController
 
-from kernelkit._threads import MIN_THREADED_SIZE, blas_controller
+from kernelkit._threads import MIN_THREADED_SIZE, blas_controller, blas_threads
 
 __all__ = ["MIN_THREADED_SIZE", "LapackThreads"]
 
@@ -41,8 +41,7 @@ class LapackThreads:
 
     def __enter__(self) -> LapackThreads:
         controller = blas_controller()
-        libs = controller.select(user_api="blas").lib_controllers
-        n_threads = max((lib.num_threads for lib in libs), default=1)
+        n_threads = blas_threads()
         if n_threads > 1:
             self._stack.enter_context(controller.limit(limits=1, user_api="blas"))
             if self.size >= MIN_THREADED_SIZE:
