@@ -487,11 +487,10 @@ class Product(_Binary):
         )
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
-        # d(K1 K2) = dK1 K2 + K1 dK2, so contract each child with W weighted by the other.
-        K1, K2 = self.k1._gram(X, X), self.k2._gram(X, X)
-        return np.concatenate([self.k1._gradient_dot(X, W * K2), self.k2._gradient_dot(X, W * K1)])
+        return self._gram_and_gradient(X)[1](W)  # one Gram matrix per child
 
     def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        # d(K1 K2) = dK1 K2 + K1 dK2, so contract each child with W weighted by the other.
         K1, c1 = self.k1._gram_and_gradient(X)
         K2, c2 = self.k2._gram_and_gradient(X)
         return K1 * K2, lambda W: np.concatenate([c1(W * K2), c2(W * K1)])
@@ -603,8 +602,7 @@ class Polynomial_of(_Combination):
         return self.kernel._gradient(X) * dq[:, :, None]
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
-        dq = self._q(self.kernel._gram(X, X), derivative=True)
-        return self.kernel._gradient_dot(X, W * dq)
+        return self._gram_and_gradient(X)[1](W)
 
     def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         K, c = self.kernel._gram_and_gradient(X)
@@ -643,7 +641,7 @@ class Exponential_of(_Combination):
         return self.kernel._gradient(X) * self._gram(X, X)[:, :, None]
 
     def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
-        return self.kernel._gradient_dot(X, W * self._gram(X, X))
+        return self._gram_and_gradient(X)[1](W)
 
     def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         K, c = self.kernel._gram_and_gradient(X)
