@@ -45,6 +45,7 @@ from kernelkit.experiments._random_features import (
     yes_no,
 )
 from kernelkit.features import RandomProjection, theory
+from kernelkit.features.fwht import next_power_of_two
 from kernelkit.plotting import COLORS, new_figure, save_figure
 
 #: name -> RandomProjection options
@@ -64,10 +65,6 @@ PANELS = {
 }
 # "competitive" / "little effect": ratios within this factor of 1
 COMPETITIVE = 1.25
-
-
-def _next_pow2(d: int) -> int:
-    return 1 << (d - 1).bit_length()
 
 
 def _theory(cfg: dict, x: np.ndarray, y: np.ndarray, m: int) -> float:
@@ -175,7 +172,7 @@ def _findings(res: dict, ms: list[int], d: int) -> dict:
             where,
         )
         out[f"HR competitive with G_ort ({what})"]["note"] = (
-            f"HR works in the zero-padded dimension D = {_next_pow2(d)}: m rows of it keep "
+            f"HR works in the zero-padded dimension D = {next_power_of_two(d)}: m rows of it keep "
             "a fraction (D-m)/(D-1) of the i.i.d. error (Thm 6.7), while G_ort couples m "
             f"of d = {d} directions (Thm 6.6), so G_ort pulls ahead as m -> d"
         )

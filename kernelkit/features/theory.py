@@ -49,6 +49,9 @@ from kernelkit.features._quadrature import (
     orthogonal_pair_cos,
 )
 from kernelkit.features._radial import PointMass, RadialSpec, resolve_kernel
+from kernelkit.features.fourier import FEATURES
+from kernelkit.features.fwht import fwht, next_power_of_two, pad_to_power_of_two
+from kernelkit.features.matrices import SUBSAMPLING
 from kernelkit.kernels.heuristics import median_heuristic
 
 __all__ = [
@@ -68,9 +71,6 @@ __all__ = [
     "recommend_features",
 ]
 
-SUBSAMPLING = ("without_replacement", "with_replacement", "first")
-FEATURES = ("cos_sin", "cos_bias")
-
 
 # ---------------------------------------------------------------------- shared helpers
 def _check_xy(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -81,11 +81,12 @@ def _check_xy(x: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _pair_fraction(m: int, d: int) -> float:
+def _pair_fraction(m: Any, d: int) -> Any:
     """``(ordered pairs of rows in a common orthogonal block) / m^2`` for stacked blocks.
 
     ``(m-1)/m`` for ``m <= d`` (the ``(m-1)/m`` of Thm. 6.6 and Prop. 7.15); for ``m > d``
     the ``ceil(m/d)`` blocks are independent (Def. 7.1), so only pairs within a block count.
+    ``m`` may be an integer array.
     """
     q, r = divmod(m, d)
     return (q * d * (d - 1) + r * (r - 1)) / (m * m)
@@ -185,10 +186,6 @@ def _mse_orthogonal_inner_as_printed(x: Any, y: Any, m: int) -> float:
     return (ip2 + nn) / m - (m - 1) / (m * (d - 1)) * (ip2 + d / (d + 2) * nn)
 
 
-def _next_power_of_two(n: int) -> int:
-    return 1 << (n - 1).bit_length()
-
-
 def _sd_bracket(ip2: float, nn: float, s4: float, d: int, k: int) -> float:
     """The bracket of Rowland (2018) eq. 6.10 (Thm. 6.7)."""
     geo = sum((-2.0 / d) ** r for r in range(1, k))
@@ -196,15 +193,8 @@ def _sd_bracket(ip2: float, nn: float, s4: float, d: int, k: int) -> float:
 
 
 def _walsh(v: np.ndarray) -> np.ndarray:
-    """Unnormalised Walsh–Hadamard transform ``H v`` (Sylvester order, as
-    ``scipy.linalg.hadamard``), length a power of two."""
-    v = np.array(v, dtype=np.float64)
-    n, h = v.shape[0], 1
-    while h < n:
-        w = v.reshape(-1, 2, h)
-        v = np.concatenate([w[:, 0] + w[:, 1], w[:, 0] - w[:, 1]], axis=1).reshape(n)
-        h *= 2
-    return v
+    """Unnormalised Walsh–Hadamard transform ``H v`` (Sylvester order), length a power of 2."""
+    return fwht(v, normalized=False)
 
 
 def _xor_form(a: np.ndarray, p: np.ndarray, q: np.ndarray) -> float:
@@ -307,8 +297,8 @@ def mse_hadamard_inner(
     k = check_int(k, "k", minimum=1)
     check_in(subsampling, "subsampling", SUBSAMPLING)
     check_bool(hybrid, "hybrid")
-    D = _next_power_of_two(x.shape[0])
-    x, y = np.pad(x, (0, D - x.shape[0])), np.pad(y, (0, D - y.shape[0]))
+    D = next_power_of_two(x.shape[0])
+    x, y = pad_to_power_of_two(x), pad_to_power_of_two(y)
     ip2, nn, s4 = float(x @ y) ** 2, float((x @ x) * (y @ y)), float(np.sum((x * y) ** 2))
     total = 0.0
     for mb in _blocks(m, D):
@@ -673,15 +663,15 @@ class FeatureRecommendation:
     mse_orthogonal: float
 
 
-def _last_violation(v: float, c: float, frac_fn: Any, target: float, hi: int) -> int:
-    """Largest ``m < hi`` with ``(v + c m frac(m)) / m > target`` (0 if none), scanned
-    downward in chunks."""
+def _last_violation(v: float, c: float, d: int, target: float, hi: int) -> int:
+    """Largest ``m < hi`` with ``(v + c m frac(m)) / m > target`` (0 if none), ``frac`` the
+    :func:`_pair_fraction` in dimension ``d``; scanned downward in chunks."""
     chunk = 1 << 20
     top = hi
     while top > 1:
         lo = max(1, top - chunk)
         ms = np.arange(lo, top, dtype=np.int64)
-        mse = (v + c * ms * frac_fn(ms)) / ms
+        mse = (v + c * ms * _pair_fraction(ms, d)) / ms
         bad = np.nonzero(mse > target)[0]
         if bad.size:
             return int(ms[bad[-1]])
@@ -759,14 +749,10 @@ def recommend_features(
     while m_iid > 1 and v / (m_iid - 1) <= target:  # guard against rounding in the ceil
         m_iid -= 1
 
-    def frac(ms: np.ndarray) -> np.ndarray:
-        q, rr = np.divmod(ms, d)
-        return (q * d * (d - 1) + rr * (rr - 1)) / (ms * ms)
-
     # every m >= hi meets the target: MSE_ort(m) <= (v + (d-1) max(c, 0)) / m
     hi = max(1, math.ceil((v + (d - 1) * max(c, 0.0)) / target))
-    m_ort = _last_violation(v, c, frac, target, hi + 1) + 1
-    mse_ort = (v + c * m_ort * float(frac(np.array([m_ort]))[0])) / m_ort
+    m_ort = _last_violation(v, c, d, target, hi + 1) + 1
+    mse_ort = (v + c * m_ort * _pair_fraction(m_ort, d)) / m_ort
     return FeatureRecommendation(
         m_iid=int(m_iid),
         m_orthogonal=int(m_ort),
