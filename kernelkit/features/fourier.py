@@ -15,6 +15,7 @@ from kernelkit._validation import (
     check_in,
     check_int,
     check_positive,
+    check_positive_scalar,
     check_random_state,
 )
 from kernelkit.features._coupling import COUPLINGS, Directions, check_input, check_n_jobs
@@ -192,9 +193,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
                 f"with a Fourier form for random Fourier features); got {self.kernel!r}"
             )
         nu = _nu_for(self.kernel, self.nu)
-        check_positive(self.variance, "variance")
-        if np.ndim(self.variance) != 0:
-            raise ValueError(f"variance must be a scalar, got {self.variance!r}")
+        check_positive_scalar(self.variance, "variance")
         check_in(self.coupling, "coupling", COUPLINGS)
         check_int(self.n_blocks, "n_blocks", minimum=1)
         check_in(self.features, "features", FEATURES)

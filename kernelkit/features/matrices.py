@@ -51,6 +51,11 @@ KINDS = ("gaussian", "orthogonal", "hadamard", "hybrid", "sparse", "fjlt")
 SUBSAMPLING = ("without_replacement", "with_replacement", "first")
 
 
+def _rademacher(rng: np.random.RandomState, shape: Any) -> np.ndarray:
+    """Independent signs ``+-1`` with probability 1/2 each, as int8."""
+    return np.where(rng.random_sample(shape) < 0.5, -1, 1).astype(np.int8)
+
+
 def _check_shape(m: Any, d: Any) -> tuple[int, int]:
     return check_int(m, "m", minimum=1), check_int(d, "d", minimum=1)
 
@@ -116,7 +121,7 @@ def sparse_matrix(
     rng = check_random_state(random_state)
     nnz = rng.binomial(m * d, s)
     pos = sample_without_replacement(m * d, nnz, random_state=rng)
-    vals = np.where(rng.random_sample(nnz) < 0.5, -1.0, 1.0) / math.sqrt(s)
+    vals = _rademacher(rng, nnz) / math.sqrt(s)
     A = sp.csr_matrix((vals, (pos // d, pos % d)), shape=(m, d))
     A.sort_indices()
     return A
@@ -170,7 +175,7 @@ def hadamard_rademacher(
     D = next_power_of_two(d)
     n_stack = math.ceil(m / D)
     k_real = n_blocks - 1 if hybrid else n_blocks
-    signs = np.where(rng.random_sample((n_stack, k_real, D)) < 0.5, -1, 1).astype(np.int8)
+    signs = _rademacher(rng, (n_stack, k_real, D))
     phases = rng.randint(0, 4, size=(n_stack, D)).astype(np.int8) if hybrid else None
     rows: list[np.ndarray | None] = []
     for b in range(n_stack):
@@ -208,7 +213,7 @@ def fjlt_matrix(
         q = min(max(math.log(n), 1.0) ** 2 / D, 1.0)
     else:
         q = _density(q, D)
-    signs = np.where(rng.random_sample(D) < 0.5, -1, 1).astype(np.int8)
+    signs = _rademacher(rng, D)
     nnz = rng.binomial(m * D, q)
     pos = sample_without_replacement(m * D, nnz, random_state=rng)
     vals = rng.standard_normal(nnz) / math.sqrt(q)

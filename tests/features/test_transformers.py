@@ -321,6 +321,8 @@ def test_rff_bad_kernel_and_hyperparameters() -> None:
         RandomFourierFeatures(4, lengthscale=[1.0, 2.0, 3.0]).fit(X)
     with pytest.raises(ValueError, match="variance must be > 0"):
         RandomFourierFeatures(4, variance=0.0).fit(X)
+    with pytest.raises(ValueError, match=r"variance must be a positive scalar, got \[1.0, 2.0\]"):
+        RandomFourierFeatures(4, variance=[1.0, 2.0]).fit(X)
     with pytest.raises(ValueError, match="features must be one of"):
         RandomFourierFeatures(4, features="sin").fit(X)
     # nu is ignored unless kernel="matern"; inf is the RBF limit
