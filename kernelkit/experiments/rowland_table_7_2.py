@@ -99,7 +99,7 @@ def _exact_gp(kernel: str, Xtr: np.ndarray, ytr: np.ndarray) -> GaussianProcessR
 
 
 def _rf_scores(
-    exact: Any, exact_pred: tuple, s: Any, m: int, coupling: str, seed: int
+    exact: Any, exact_pred: tuple[np.ndarray, np.ndarray], s: Any, m: int, coupling: str, seed: int
 ) -> list[float]:
     """KL (both directions, as :meth:`RandomFeatureGP.kl_to`: joint predictives of the noisy
     test targets) and test RMSE of one random-feature GP; ``exact_pred`` is the exact GP's
@@ -111,11 +111,12 @@ def _rf_scores(
         noise=exact.noise_,
         random_state=seed,
     ).fit(s.X_train, s.y_train)
-    pred = rf.predict(s.X_test, return_cov=True, include_noise=True)
+    mu, cov = rf.predict(s.X_test, return_cov=True, include_noise=True)
+    mu_e, cov_e = exact_pred
     return [
-        gaussian_kl(*pred, *exact_pred),
-        gaussian_kl(*exact_pred, *pred),
-        rmse(s.y_test, pred[0]),
+        gaussian_kl(mu, cov, mu_e, cov_e),
+        gaussian_kl(mu_e, cov_e, mu, cov),
+        rmse(s.y_test, mu),
     ]
 
 
