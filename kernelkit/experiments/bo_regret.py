@@ -27,12 +27,8 @@ from kernelkit.plotting import new_figure, save_figure
 def _curves(name: str, n_eval: int, n_initial: int, run_seeds: list[int], **kw: Any) -> np.ndarray:
     f = get_function(name)
     rows = []
-    for s in run_seeds:
-        kernel = kw.get("kernel")
-        opts = {**kw, "kernel": kernel.clone() if kernel is not None else None}
-        res = BayesianOptimizer(f, f.bounds, n_initial=n_initial, random_state=s, **opts).run(
-            n_eval
-        )
+    for s in run_seeds:  # the optimiser works on its own copy of any kernel in kw
+        res = BayesianOptimizer(f, f.bounds, n_initial=n_initial, random_state=s, **kw).run(n_eval)
         rows.append(res.regret(f.minimum))
     return np.asarray(rows)
 
