@@ -268,8 +268,6 @@ def cross_validate_graphs(
             validation_size=validation_size,
             seed=inner_seed,
         )
-        K = grams[best["h"]]
-        clf = KernelSVC(kernel="precomputed", C=best["C"]).fit(K[np.ix_(train, train)], y[train])
-        accuracies.append(float(np.mean(clf.predict(K[np.ix_(test, train)]) == y[test])))
+        accuracies.append(_accuracies(grams[best["h"]], y, train, test, [best["C"]])[0])
         chosen.append({k: best[k] for k in ("h", "C", "validation_accuracy")})
     return GraphCVResult(np.array(accuracies), chosen, folds)
