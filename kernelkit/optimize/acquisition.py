@@ -92,11 +92,20 @@ def _log_phi(z: np.ndarray) -> np.ndarray:
     return -0.5 * z * z - _LOG_SQRT_2PI
 
 
-def noisy_incumbent(gp: Any, *, normalized: bool = False) -> tuple[float, int]:
+def noisy_incumbent(gp: Any, *, normalized: bool = False, among: Any = None) -> tuple[float, int]:
     """The incumbent of assignment eq. 2.17: the best posterior mean at a sampled point.
 
     With noisy observations the best *observed* value is biased upwards; the seed uses
     ``max_i E[f(x_i) | D]`` over the training inputs instead.
+
+    Parameters
+    ----------
+    gp : fitted GaussianProcessRegressor
+    normalized : bool, default=False
+        Return the value on the GP's normalised target scale.
+    among : bool array of shape (n_train,), optional
+        Only these training points may be the incumbent (e.g. those whose evaluation
+        succeeded); all of them by default.
 
     Returns
     -------
@@ -106,7 +115,10 @@ def noisy_incumbent(gp: Any, *, normalized: bool = False) -> tuple[float, int]:
         The training point that attains it.
     """
     mean = posterior(gp, gp.X_train_, normalized=normalized).mean
-    i = int(np.argmax(mean))
+    candidates = np.arange(mean.shape[0]) if among is None else np.flatnonzero(among)
+    if candidates.size == 0:
+        raise ValueError("among selects no training point")
+    i = int(candidates[np.argmax(mean[candidates])])
     return float(mean[i]), i
 
 

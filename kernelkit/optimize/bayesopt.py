@@ -40,6 +40,7 @@ from kernelkit.optimize.acquisition import (
     UpperConfidenceBound,
     _ImprovementBased,
     get_acquisition,
+    noisy_incumbent,
 )
 from kernelkit.optimize.schedules import Schedule, as_schedule
 from kernelkit.optimize.search import maximize_acquisition, sobol_points
@@ -499,9 +500,7 @@ class BayesianOptimizer:
         U, g, ok = self._training_data()
         gp = self._fit(U, g)
         # incumbent (eq. 2.17): best posterior mean among successfully sampled points
-        mean_train = posterior(gp, U, normalized=True).mean
-        i_inc = int(np.flatnonzero(ok)[np.argmax(mean_train[ok])])
-        best = float(mean_train[i_inc])
+        best, i_inc = noisy_incumbent(gp, normalized=True, among=ok)
         if self._analytic_gradient:
             try:
                 gp.kernel_.input_gradient(U[:1], U[:1])

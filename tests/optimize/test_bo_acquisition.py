@@ -212,6 +212,13 @@ def test_noisy_incumbent_is_the_best_posterior_mean():
     assert i != int(np.argmax(y))
     _, i_n = noisy_incumbent(gp, normalized=True)
     assert i_n == i
+    # restricted to some points (say, the evaluations that succeeded): the best among them
+    among = np.ones(len(y), dtype=bool)
+    among[i] = False
+    value_r, i_r = noisy_incumbent(gp, among=among)
+    assert i_r != i and among[i_r] and value_r == pytest.approx(mean[among].max())
+    with pytest.raises(ValueError, match="among selects no training point"):
+        noisy_incumbent(gp, among=np.zeros(len(y), dtype=bool))
 
 
 # ---------------------------------------------------------------- errors
