@@ -43,6 +43,16 @@ _LOG_2PI = math.log(2.0 * math.pi)
 _LBFGS = {"ftol": 1e-10}
 
 
+def _best_lbfgs(fun: Any, starts: list[np.ndarray], bounds: np.ndarray) -> Any:
+    """The best of L-BFGS-B runs (analytic gradient) from each of ``starts``; on a tie, the
+    earliest."""
+    runs = (
+        scipy.optimize.minimize(fun, x0, method="L-BFGS-B", jac=True, bounds=bounds, options=_LBFGS)
+        for x0 in starts
+    )
+    return min(runs, key=lambda res: res.fun)
+
+
 def _noisy_gram(kernel: Kernel, X: Any, noise: float) -> np.ndarray:
     K = kernel(X)
     K[np.diag_indices_from(K)] += noise
@@ -395,7 +405,6 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         fixed_noise = None if fit_noise else float(self.noise)
         rng = check_random_state(self.random_state)
         unit = self._profiled_kernel(kernel)
-        best = None
         with LapackThreads(size=y.shape[0]) as threads:
             work = kernel.clone()  # theta is set in place on this copy at each evaluation
 
@@ -405,27 +414,17 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 lml, grad = _lml(work, X, y, noise, fit_noise, True, threads)
                 return -lml, -grad
 
-            def minimise(fun: Any, start: np.ndarray, bnds: np.ndarray) -> Any:
-                return scipy.optimize.minimize(
-                    fun, start, method="L-BFGS-B", jac=True, bounds=bnds, options=_LBFGS
-                )
-
             if unit is None:
                 starts = [theta0] + [
                     rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(self.n_restarts)
                 ]
-                for start in starts:
-                    res = minimise(objective, start, bounds)
-                    if best is None or res.fun < best.fun:
-                        best = res
+                best = _best_lbfgs(objective, starts, bounds)
             else:
-                best = self._optimise_profiled(
-                    unit, kernel, X, y, theta0, bounds, rng, threads, minimise
-                )
+                best = self._optimise_profiled(unit, kernel, X, y, theta0, bounds, rng, threads)
                 outside = (best.x < bounds[:, 0]) | (best.x > bounds[:, 1])
                 if np.isfinite(best.fun) and np.any(outside):
-                    best = minimise(objective, np.clip(best.x, bounds[:, 0], bounds[:, 1]), bounds)
-        assert best is not None
+                    clipped = np.clip(best.x, bounds[:, 0], bounds[:, 1])
+                    best = _best_lbfgs(objective, [clipped], bounds)
         if not np.isfinite(best.fun):
             warnings.warn(
                 "the log marginal likelihood could not be evaluated at any optimiser "
@@ -452,7 +451,6 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         bounds: np.ndarray,
         rng: np.random.RandomState,
         threads: LapackThreads,
-        minimise: Any,
     ) -> scipy.optimize.OptimizeResult:
         """Profile-likelihood search; the result's ``x`` is the full ``theta``."""
         names = kernel.theta_names
@@ -471,20 +469,14 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             return -lml, -grad
 
         starts = [p0] + [rng.uniform(pbounds[:, 0], pbounds[:, 1]) for _ in range(self.n_restarts)]
-        best = None
-        for start in starts:
-            res = minimise(objective, start, pbounds)
-            if best is None or res.fun < best.fun:
-                best = res
-        assert best is not None
+        best = _best_lbfgs(objective, starts, pbounds)
         if not np.isfinite(best.fun):  # nowhere feasible: report the (full) start
             best.x = theta0.copy()
             return best
         # back to the full parametrisation: variance = s*, noise = lambda s*
         unit.theta = best.x[:-1]
         lam = math.exp(best.x[-1])
-        K = unit(X)
-        K[np.diag_indices_from(K)] += lam
+        K = _noisy_gram(unit, X, lam)
         with threads.lapack():
             L = scipy.linalg.cholesky(K, lower=True, overwrite_a=True, check_finite=False)
         s_star = float(y @ scipy.linalg.cho_solve((L, True), y, check_finite=False)) / len(y)
