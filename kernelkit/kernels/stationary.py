@@ -133,13 +133,16 @@ class Stationary(Kernel):
         K0 = map_sq_dist(Z, Z, self._f)  # the profile f(r), kept for the contraction
         v = float(self.variance)
         K = K0 * v
-        # the squared distances themselves are needed only for some hyperparameters
-        needs_s = not self._g_is_f or not self.anisotropic or bool(self._extra_hyperparameters())
+        free = {hp.name for hp in self.free_hyperparameters}
+        # the squared distances themselves are needed only for a free lengthscale (unless
+        # g == f and it is ARD) and for free shape parameters
+        needs_s = bool(self._extra_hyperparameters()) or (
+            "lengthscale" in free and (not self._g_is_f or not self.anisotropic)
+        )
         S = map_sq_dist(Z, Z) if needs_s else None
 
         def contract(W: np.ndarray) -> np.ndarray:
             out: dict[str, np.ndarray] = {}
-            free = {hp.name for hp in self.free_hyperparameters}
             if "lengthscale" in free:
                 M = K0 * W if self._g_is_f else self._g(S.copy()) * W  # type: ignore[union-attr]
                 if self.anisotropic:
