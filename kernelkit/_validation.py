@@ -22,6 +22,7 @@ __all__ = [
     "check_in",
     "check_int",
     "check_noise_bounds",
+    "check_nonnegative_number",
     "check_random_state",
     "check_target",
 ]
@@ -131,6 +132,16 @@ def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)
+
+
+def check_nonnegative_number(value: Any, name: str) -> float:
+    """Check that ``value`` is a real number (not a bool), finite and ``>= 0``; as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    value = float(value)
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+    return value
 
 
 def check_noise_bounds(value: Any, name: str = "noise_bounds") -> Any:

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernelkit._validation import check_bool, check_noise_bounds, check_positive_scalar
+from kernelkit._validation import (
+    check_bool,
+    check_noise_bounds,
+    check_nonnegative_number,
+    check_positive_scalar,
+)
 
 
 @pytest.mark.parametrize("value", [True, False, np.True_, np.bool_(False)])
@@ -64,3 +69,25 @@ def test_check_noise_bounds_passes_valid_bounds_through(value) -> None:
 def test_check_noise_bounds_names_the_argument(value, message) -> None:
     with pytest.raises(ValueError, match=message):
         check_noise_bounds(value)
+
+
+@pytest.mark.parametrize("value", [0, 0.0, 2, 0.05, np.float32(1.5)])
+def test_check_nonnegative_number_returns_a_float(value) -> None:
+    out = check_nonnegative_number(value, "xi")
+    assert type(out) is float and out == float(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (True, TypeError, "xi must be a number, got bool"),
+        ("0.1", TypeError, "xi must be a number, got str"),
+        ([0.1], TypeError, "xi must be a number, got list"),
+        (-0.5, ValueError, r"xi must be finite and >= 0, got -0.5"),
+        (np.inf, ValueError, "xi must be finite and >= 0"),
+        (np.nan, ValueError, "xi must be finite and >= 0"),
+    ],
+)
+def test_check_nonnegative_number_names_the_argument(value, error, message) -> None:
+    with pytest.raises(error, match=message):
+        check_nonnegative_number(value, "xi")

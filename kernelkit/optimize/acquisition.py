@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import copy
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 from scipy import special
 
+from kernelkit._validation import check_nonnegative_number
 from kernelkit.optimize.surrogate import posterior
 
 __all__ = [
@@ -212,11 +212,7 @@ class _ImprovementBased(Acquisition):
 
     def __init__(self, xi: float | None = None):
         xi = self.default_xi if xi is None else xi
-        if isinstance(xi, bool) or not isinstance(xi, numbers.Real):
-            raise TypeError(f"xi must be a number, got {type(xi).__name__}")
-        if not (math.isfinite(xi) and xi >= 0):
-            raise ValueError(f"xi must be finite and >= 0, got {xi!r}")
-        self.xi: float = float(xi)
+        self.xi: float = check_nonnegative_number(xi, "xi")
 
     def with_xi(self, xi: float) -> _ImprovementBased:
         """A copy with another ``xi`` (used by the schedules)."""
@@ -378,11 +374,7 @@ class UpperConfidenceBound(Acquisition):
     name = "ucb"
 
     def __init__(self, beta: float = 4.0):
-        if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
-            raise TypeError(f"beta must be a number, got {type(beta).__name__}")
-        if not (math.isfinite(beta) and beta >= 0):
-            raise ValueError(f"beta must be finite and >= 0, got {beta!r}")
-        self.beta: float = float(beta)
+        self.beta: float = check_nonnegative_number(beta, "beta")
 
     def _value(self, mean: np.ndarray, std: np.ndarray, best: float) -> np.ndarray:
         return mean + math.sqrt(self.beta) * std

@@ -13,21 +13,13 @@ callable ``xi(step) -> float``.
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable
 from typing import Any
 
+from kernelkit._validation import check_nonnegative_number
+
 __all__ = ["Schedule", "Constant", "ExponentialDecay", "CallableSchedule", "as_schedule"]
-
-
-def _check_xi(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return value
 
 
 class Schedule:
@@ -46,7 +38,7 @@ class Constant(Schedule):
     """``xi_t = value`` for every step."""
 
     def __init__(self, value: float):
-        self.value = _check_xi(value, "xi")
+        self.value = check_nonnegative_number(value, "xi")
 
     def _value(self, step: int) -> float:
         return self.value
@@ -80,8 +72,8 @@ class ExponentialDecay(Schedule):
     """
 
     def __init__(self, start: float = 1.0, end: float = 0.01, n_steps: int = 20):
-        self.start = _check_xi(start, "start")
-        self.end = _check_xi(end, "end")
+        self.start = check_nonnegative_number(start, "start")
+        self.end = check_nonnegative_number(end, "end")
         if isinstance(n_steps, bool) or not isinstance(n_steps, numbers.Integral) or n_steps < 1:
             raise ValueError(f"n_steps must be an integer >= 1, got {n_steps!r}")
         if self.start <= 0:
@@ -109,7 +101,7 @@ class CallableSchedule(Schedule):
         self.fn = fn
 
     def _value(self, step: int) -> float:
-        return _check_xi(self.fn(step), f"xi({step})")
+        return check_nonnegative_number(self.fn(step), f"xi({step})")
 
     def __repr__(self) -> str:
         return f"CallableSchedule({getattr(self.fn, '__name__', repr(self.fn))})"
