@@ -115,14 +115,7 @@ class WeisfeilerLehman(GraphFeatures):
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
         self.uses_labels_ = batch.labels is not None
         self.vocabulary_, colours = fit_codes(initial_colours(batch))
-        groups = degree_groups(batch.indptr, batch.indices)
-        owner = batch.graph_of_node
-        hists = [code_histogram(colours, owner, batch.n_graphs, len(self.vocabulary_))]
-        self.signatures_ = []
-        for _ in range(self.n_iter):
-            colours, table = refine_step(colours, groups)
-            self.signatures_.append(table)
-            hists.append(code_histogram(colours, owner, batch.n_graphs, table.n_colours))
+        hists, self.signatures_ = self._histograms(batch, colours, [None] * self.n_iter)
         self.n_colours_ = np.array([h.shape[1] for h, _ in hists])
         if self.variant == "final":
             self.feature_offsets_ = np.array([0, self.n_colours_[-1]])
@@ -131,15 +124,23 @@ class WeisfeilerLehman(GraphFeatures):
         return self._assemble(hists)
 
     def _transform_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
-        raw = node_raw_labels(batch, self.uses_labels_)
-        colours = transform_codes(self.vocabulary_, raw)
+        colours = transform_codes(self.vocabulary_, node_raw_labels(batch, self.uses_labels_))
+        return self._assemble(self._histograms(batch, colours, self.signatures_)[0])
+
+    def _histograms(
+        self, batch: GraphBatch, colours: np.ndarray, tables: list
+    ) -> tuple[list, list]:
+        """Colour histograms of iterations ``0..len(tables)`` and the signature tables used:
+        each entry of ``tables`` is a fitted table (``transform``) or ``None`` (learn one)."""
         groups = degree_groups(batch.indptr, batch.indices)
         owner = batch.graph_of_node
         hists = [code_histogram(colours, owner, batch.n_graphs, len(self.vocabulary_))]
-        for table in self.signatures_:
-            colours, _ = refine_step(colours, groups, table)
+        used = []
+        for fitted in tables:
+            colours, table = refine_step(colours, groups, fitted)
+            used.append(table)
             hists.append(code_histogram(colours, owner, batch.n_graphs, table.n_colours))
-        return self._assemble(hists)
+        return hists, used
 
     def _assemble(self, hists: list) -> tuple[sparse.csr_matrix, np.ndarray]:
         """The final histogram, or all of them side by side (their norms add up)."""
