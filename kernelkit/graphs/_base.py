@@ -17,6 +17,14 @@ from .normalize import normalize_rows
 __all__ = ["GraphFeatures"]
 
 
+def _check_attribute_name(value: Any, name: str) -> None:
+    """A node or edge attribute name: a str, or None."""
+    if value is not None and not isinstance(value, str):
+        raise TypeError(
+            f"{name} must be an attribute name (str) or None, got {type(value).__name__}"
+        )
+
+
 class GraphFeatures(TransformerMixin, BaseEstimator):
     """Base class: graphs in, one sparse histogram row per graph out.
 
@@ -30,18 +38,14 @@ class GraphFeatures(TransformerMixin, BaseEstimator):
     ``_transform_counts(batch)``, each returning ``(counts, sq_norms)``.
     """
 
-    _edge_label_attr: str | None = None  # which edge attribute to parse, if any
-
     def _check_common(self) -> None:
         check_in(self.normalize, "normalize", (True, False))
-        if self.node_label is not None and not isinstance(self.node_label, str):
-            raise TypeError(
-                f"node_label must be an attribute name (str) or None, got "
-                f"{type(self.node_label).__name__}"
-            )
+        _check_attribute_name(self.node_label, "node_label")
 
     def _parse(self, graphs: Any) -> GraphBatch:
-        return graph_batch(graphs, node_label=self.node_label, edge_label=self._edge_label_attr)
+        # edge labels are parsed only for transformers that have an edge_label parameter
+        edge_label = getattr(self, "edge_label", None)
+        return graph_batch(graphs, node_label=self.node_label, edge_label=edge_label)
 
     def fit(self, graphs: Any, y: Any = None) -> GraphFeatures:
         """Learn the feature vocabulary of ``graphs``.

@@ -14,8 +14,8 @@ from scipy import sparse
 
 from kernelkit._validation import check_in, check_int
 
-from ._base import GraphFeatures, node_raw_labels
-from ._convert import GraphBatch, graph_batch
+from ._base import GraphFeatures, _check_attribute_name, node_raw_labels
+from ._convert import GraphBatch
 from ._labels import combine_codes, fit_codes, transform_codes
 from .histograms import code_histogram
 from .normalize import normalize_gram
@@ -237,14 +237,7 @@ class EdgeHistogram(GraphFeatures):
 
     def _check_params(self) -> None:
         self._check_common()
-        if self.edge_label is not None and not isinstance(self.edge_label, str):
-            raise TypeError(
-                f"edge_label must be an attribute name (str) or None, got "
-                f"{type(self.edge_label).__name__}"
-            )
-
-    def _parse(self, graphs: Any) -> GraphBatch:
-        return graph_batch(graphs, node_label=self.node_label, edge_label=self.edge_label)
+        _check_attribute_name(self.edge_label, "edge_label")
 
     def _edge_owner(self, batch: GraphBatch) -> np.ndarray:
         return batch.graph_of_node[batch.edges[:, 0]]

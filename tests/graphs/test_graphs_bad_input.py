@@ -189,3 +189,16 @@ def test_combine_codes_stable_and_injective():
     assert keys[:3].tolist() == [1, 3, 4]
     assert keys[3] >= 6
     assert len(set(keys.tolist())) == 4
+
+
+def test_attribute_names_must_be_strings():
+    from kernelkit.graphs import EdgeHistogram
+
+    with pytest.raises(
+        TypeError, match=r"node_label must be an attribute name \(str\) or None, got int"
+    ):
+        WeisfeilerLehman(2, node_label=3).fit([nx.path_graph(3)])
+    with pytest.raises(
+        TypeError, match=r"edge_label must be an attribute name \(str\) or None, got list"
+    ):
+        EdgeHistogram(edge_label=["bond"]).fit([nx.path_graph(3)])
