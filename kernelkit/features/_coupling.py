@@ -4,14 +4,13 @@ matrices, and streaming ``x -> W x`` in cache-sized blocks for the feature maps.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from kernelkit._validation import check_array, check_in, check_int
-from kernelkit.features._structured import HadamardRademacher
+from kernelkit.features._structured import Consumer, HadamardRademacher
 from kernelkit.features.fwht import resolve_n_jobs, run_row_blocks, scratch_buffer
 from kernelkit.features.matrices import gaussian_matrix, haar_rows, hadamard_rademacher
 
@@ -25,8 +24,6 @@ _MIN_HADAMARD_DIM = 16
 #: of it handed to the non-linearity.
 _DENSE_GEMM_BYTES = 16 * 1024 * 1024
 _DENSE_BLOCK_BYTES = 256 * 1024
-
-Consumer = Callable[[int, int, int, int, np.ndarray, dict], None]
 
 
 def check_input(X: Any, name: str = "X", n_features: int | None = None) -> np.ndarray:

@@ -20,6 +20,7 @@ from kernelkit.features.fwht import (
     _Plan,
     _plan,
     next_power_of_two,
+    resolve_n_jobs,
     run_row_blocks,
     scratch_buffer,
 )
@@ -167,8 +168,6 @@ class HadamardRademacher:
         Each call of ``consume`` gets a ``(rows, cols)`` array it may modify (it is
         overwritten afterwards); all work stays in cache-sized blocks.
         """
-        from kernelkit.features.fwht import resolve_n_jobs
-
         n = X.shape[0]
         if n == 0:
             return

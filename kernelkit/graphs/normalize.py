@@ -69,7 +69,7 @@ def normalize_gram(
             f"diag_x and diag_y must have shapes ({K.shape[0]},) and ({K.shape[1]},), "
             f"got {dx.shape} and {dy.shape}"
         )
-    out = K.copy() if copy or K is not np.asarray(K) else K
+    out = K.copy() if copy else K
     out *= inverse_sqrt(dx)[:, None]
     out *= inverse_sqrt(dy)[None, :]
     return out
