@@ -61,10 +61,11 @@ def plot_step(
     u = np.linspace(0.0, 1.0, n_grid)[:, None]
     x = lo + u[:, 0] * (hi - lo)
     sign = 1.0 if opt.maximize else -1.0  # y = sign * g
-    p = posterior(gp, u)
-    pn = posterior(gp, u, normalized=True)
+    pn = posterior(gp, u, normalized=True)  # the acquisition's scale
     acq = s.acquisition(pn.mean, pn.std, s.best)
-    mean = sign * p.mean
+    scale = float(gp.y_train_std_)  # back to the scale of g, as posterior() does
+    mean = sign * (pn.mean * scale + float(gp.y_train_mean_))
+    std = pn.std * scale
 
     if axes is None:
         fig, ax = new_figure(
@@ -78,7 +79,7 @@ def plot_step(
         fx = np.array([float(opt.objective(np.array([xi]))) for xi in x])
         top.plot(x, fx, color="k", lw=1.0, label="objective f")
     top.plot(x, mean, "--", color=COLORS[0], label="surrogate mean μ")
-    top.fill_between(x, mean - p.std, mean + p.std, color=COLORS[0], alpha=0.25, label="μ ± σ")
+    top.fill_between(x, mean - std, mean + std, color=COLORS[0], alpha=0.25, label="μ ± σ")
     Xd = np.asarray(opt._X[: s.n_data])[:, 0]
     yd = np.asarray(opt._y[: s.n_data], dtype=float)
     ok = np.isfinite(yd)
