@@ -29,7 +29,8 @@ from scipy import special, stats
 from kernelkit._validation import check_random_state
 from kernelkit.kernels import RBF, Matern, Sinc
 from kernelkit.kernels.base import Kernel
-from kernelkit.kernels.stationary import _log_kv_debye  # log K_nu for large orders
+from kernelkit.kernels.stationary import _DEBYE_MIN_ORDER
+from kernelkit.kernels.stationary import _log_kv as _stationary_log_kv
 
 __all__ = ["RadialSpec", "resolve_kernel", "PointMass"]
 
@@ -146,11 +147,9 @@ def _log_kv(order: float, u: np.ndarray) -> np.ndarray:
     """``log K_order(u)`` for ``u > 0`` through ``kve``, and the Debye expansion where ``kve``
     overflows for orders ``>= 50``; NaN where neither applies (tiny ``u``, small order)."""
     order = abs(order)
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        out = np.log(special.kve(order, u)) - u
-    bad = ~np.isfinite(out)
-    if np.any(bad):
-        out[bad] = _log_kv_debye(order, u[bad]) if order >= 50.0 else np.nan
+    out = _stationary_log_kv(order, u)
+    if order < _DEBYE_MIN_ORDER:
+        out[~np.isfinite(out)] = np.nan
     return out
 
 

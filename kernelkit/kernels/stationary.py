@@ -304,10 +304,7 @@ class Matern(Stationary):
         z = math.sqrt(2.0 * nu) * r
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             logc = (1.0 - nu) * math.log(2.0) - special.gammaln(nu) + math.log(scale)
-            logk = np.log(special.kve(order, z)) - z
-            if order >= _DEBYE_MIN_ORDER:  # K_order overflows well away from z = 0
-                bad = ~np.isfinite(logk) & (z > 0)
-                logk[bad] = _log_kv_debye(order, z[bad])
+            logk = _log_kv(order, z)
             out = np.exp(logc + order * np.log(z) + logk)
         small = ~np.isfinite(out) | (z == 0)
         if np.any(small):  # the z -> 0 limit
@@ -347,6 +344,17 @@ class Matern(Stationary):
 #: its z -> 0 limit (e.g. nu = 200 for r < 0.2), so there log K comes from the Debye
 #: expansion, whose error is below 1e-10 here.
 _DEBYE_MIN_ORDER = 50.0
+
+
+def _log_kv(order: float, z: np.ndarray) -> np.ndarray:
+    """``log K_order(z)`` through ``kve``, and the Debye expansion where that overflows
+    (orders ``>= _DEBYE_MIN_ORDER``, ``z > 0``); non-finite where neither gives a value."""
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        out = np.log(special.kve(order, z)) - z
+    if order >= _DEBYE_MIN_ORDER:  # K_order overflows well away from z = 0
+        bad = ~np.isfinite(out) & (z > 0)
+        out[bad] = _log_kv_debye(order, z[bad])
+    return out
 
 
 def _log_kv_debye(nu: float, z: np.ndarray) -> np.ndarray:
