@@ -38,3 +38,9 @@ def seeds(random_state: Any, n: int) -> list[int]:
     """``n`` integer seeds derived from ``random_state`` (for repeated splits)."""
     rng = np.random.RandomState(random_state if isinstance(random_state, int) else None)
     return [int(s) for s in rng.randint(0, 2**31 - 1, size=n)]
+
+
+def median_iqr(values: Any) -> list[str]:
+    """Table cells for a spread of results: the median, and the inter-quartile range."""
+    q25, q75 = np.percentile(values, [25, 75])
+    return [f"{np.median(values):.2e}", f"{q25:.1e} .. {q75:.1e}"]

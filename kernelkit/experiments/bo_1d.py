@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit.experiments import register
-from kernelkit.experiments._common import seeds
+from kernelkit.experiments._common import median_iqr, seeds
 from kernelkit.optimize import (
     BayesianOptimizer,
     ExponentialDecay,
@@ -91,8 +91,7 @@ def run(quick: bool, out: Path, random_state: Any) -> dict:
     rows = [
         [
             label,
-            f"{np.median(r):.2e}",
-            f"{np.percentile(r, 25):.1e} .. {np.percentile(r, 75):.1e}",
+            *median_iqr(r),
             f"{int(np.sum(r < 1e-2))}/{r.size}",
         ]
         for label, r in final.items()

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit.experiments import register
-from kernelkit.experiments._common import seeds
+from kernelkit.experiments._common import median_iqr, seeds
 from kernelkit.optimize import BayesianOptimizer, default_kernel, get_function
 from kernelkit.optimize.plots import plot_regret_bands
 from kernelkit.plotting import new_figure, save_figure
@@ -68,15 +68,7 @@ def run(quick: bool, out: Path, random_state: Any) -> dict:
         for label, R in curves.items():
             final = R[:, -1]
             medians[name][label] = float(np.median(final))
-            rows.append(
-                [
-                    name,
-                    label,
-                    n_eval,
-                    f"{np.median(final):.2e}",
-                    f"{np.percentile(final, 25):.1e} .. {np.percentile(final, 75):.1e}",
-                ]
-            )
+            rows.append([name, label, n_eval, *median_iqr(final)])
     parts = [
         f"{name}: refit {m['refit every step']:.1e} vs initial fit only "
         f"{m['fit on initial design only']:.1e}"
