@@ -20,16 +20,20 @@ Usage: ``python benchmarks/gp_fit.py [--quick] [--repeats R]``.
 
 from __future__ import annotations
 
-import argparse
 import os
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
 from sklearn.gaussian_process.kernels import RBF as SkRBF
 from sklearn.gaussian_process.kernels import ConstantKernel, WhiteKernel
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import parser, result_line
 
 from kernelkit.kernels import RBF
 from kernelkit.models import GaussianProcessRegressor
@@ -84,16 +88,14 @@ def fit_peer(X: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="n = 500 only")
-    parser.add_argument("--repeats", type=int, default=3, help="repeats per library")
-    parser.add_argument(
+    p = parser(__doc__.splitlines()[0])  # --quick: n = 500 only
+    p.add_argument(
         "--peer-repeats-large",
         type=int,
         default=1,
         help="repeats of scikit-learn at n >= 2000 (it takes ~30 s per fit)",
     )
-    args = parser.parse_args()
+    args = p.parse_args()
     sizes = [500] if args.quick else [500, 2000]
     print(f"GP fit, d={D}, ARD RBF + noise, L-BFGS-B from the same start, no restarts")
     print(f"cores: {os.cpu_count()}; 'other' = cores kept busy by other processes meanwhile")
@@ -131,9 +133,11 @@ def main() -> None:
         )
     assert row is not None
     ratio, t_ours, t_peer, lml_ours, lml_peer = row
+    # the likelihoods as text, so that they keep their six decimals
     print(
-        f"RESULT gp_fit ratio={ratio:.3f} ours_s={t_ours:.4f} peer_s={t_peer:.4f} "
-        f"lml_ours={lml_ours:.6f} lml_peer={lml_peer:.6f}"
+        result_line(
+            "gp_fit", ratio, t_ours, t_peer, lml_ours=f"{lml_ours:.6f}", lml_peer=f"{lml_peer:.6f}"
+        )
     )
 
 
