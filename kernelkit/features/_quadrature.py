@@ -105,6 +105,7 @@ def _mixing_step(nu: float, d: int = 1) -> float:
     return min(0.25, 0.5 / math.sqrt(nu), 1.2 / math.sqrt(d))
 
 
+@lru_cache(maxsize=64)
 def _angle_rule(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     r"""Nodes on ``[0, pi/2]`` for the law ``\propto sin^(d-2) gamma``: Gauss–Legendre after
     ``gamma = (pi/2)(3u^2 - 2u^3)``, which flattens the ``|s|^(2 nu)`` (and ``s^2 log s``)

@@ -300,17 +300,20 @@ def mse_hadamard_inner(
     D = next_power_of_two(x.shape[0])
     x, y = pad_to_power_of_two(x), pad_to_power_of_two(y)
     ip2, nn, s4 = float(x @ y) ** 2, float((x @ x) * (y @ y)), float(np.sum((x * y) ** 2))
+
+    def block_mse(mb: int) -> float:
+        if subsampling == "with_replacement":
+            return _sd_bracket(ip2, nn, s4, D, k) / mb
+        if mb == D:
+            return 0.0  # the full orthogonal matrix preserves inner products
+        if subsampling == "without_replacement":
+            return (D - mb) / ((D - 1) * mb) * _sd_bracket(ip2, nn, s4, D, k)
+        return _mse_first_rows(x, y, mb, k)
+
+    mse = {mb: block_mse(mb) for mb in set(_blocks(m, D))}  # at most two block sizes
     total = 0.0
     for mb in _blocks(m, D):
-        if subsampling == "with_replacement":
-            mse = _sd_bracket(ip2, nn, s4, D, k) / mb
-        elif mb == D:
-            mse = 0.0  # the full orthogonal matrix preserves inner products
-        elif subsampling == "without_replacement":
-            mse = (D - mb) / ((D - 1) * mb) * _sd_bracket(ip2, nn, s4, D, k)
-        else:
-            mse = _mse_first_rows(x, y, mb, k)
-        total += (mb / m) ** 2 * mse
+        total += (mb / m) ** 2 * mse[mb]
     return total / 2.0 if hybrid else total
 
 
