@@ -123,3 +123,15 @@ def plot_mse_and_gram(top: Any, bottom: Any, x: Any, r: dict, *, color: Any, lab
         color=color,
         label=label,
     )
+
+
+def max_abs_z(curves: Iterable[dict]) -> float:
+    """Largest ``|simulated MSE - closed form| / SE`` over the points of ``curves`` (dicts
+    with ``mse``, ``mse_se`` and ``theory`` lists) where the closed form is known."""
+    z = [
+        (r["mse"][i] - r["theory"][i]) / r["mse_se"][i]
+        for r in curves
+        for i in range(len(r["mse"]))
+        if np.isfinite(r["theory"][i]) and r["mse_se"][i] > 0
+    ]
+    return float(np.max(np.abs(z)))
