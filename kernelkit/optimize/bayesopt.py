@@ -457,13 +457,7 @@ class BayesianOptimizer:
             self.gp_ = gp
             return gp
         else:  # Q2.8: keep the hyperparameters of the initial-design fit
-            gp = GaussianProcessRegressor(
-                self.gp_.kernel_,  # type: ignore[union-attr]
-                noise=self.gp_.noise_,  # type: ignore[union-attr]
-                noise_bounds="fixed",
-                normalize_y=self.normalize_y,
-                optimizer=None,
-            )
+            gp = self._fixed_gp(self.gp_.kernel_, self.gp_.noise_)  # type: ignore[union-attr]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             warnings.simplefilter("ignore", NumericalWarning)
@@ -495,6 +489,12 @@ class BayesianOptimizer:
         x = self._from_unit(u)
         self._pending = _Pending(u, x, acq_value, xi, t0, step, source)
         return x.copy()
+
+    def _fixed_gp(self, kernel: Kernel, noise: float) -> GaussianProcessRegressor:
+        """A surrogate with these hyperparameters, used as they are (not refitted)."""
+        return GaussianProcessRegressor(
+            kernel, noise=noise, noise_bounds="fixed", normalize_y=self.normalize_y, optimizer=None
+        )
 
     def _suggest(self) -> tuple[np.ndarray, float, float, _Step, str]:
         U, g, ok = self._training_data()
@@ -689,13 +689,7 @@ class BayesianOptimizer:
                 f"{min(self._steps)}..{max(self._steps)}"
             )
         s = self._steps[step]
-        gp = GaussianProcessRegressor(
-            s.kernel,
-            noise=s.noise,
-            noise_bounds="fixed",
-            normalize_y=self.normalize_y,
-            optimizer=None,
-        )
+        gp = self._fixed_gp(s.kernel, s.noise)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumericalWarning)
             gp.fit(s.X, s.g)
