@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state as _sk_check_random_state
+from sklearn.utils.validation import validate_data
 
 __all__ = [
     "check_array",
@@ -25,7 +27,12 @@ __all__ = [
     "check_nonnegative_number",
     "check_random_state",
     "check_target",
+    "validate_X",
+    "validate_X_y",
 ]
+
+#: Largest seed NumPy's ``RandomState`` accepts.
+_MAX_SEED = 2**32 - 1
 
 
 def check_array(
@@ -60,6 +67,11 @@ def check_array(
     """
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be an array of numbers, got {type(X).__name__}")
+    if sp.issparse(X):
+        raise TypeError(
+            f"{name} is a scipy sparse matrix; sparse input is not supported here, "
+            f"pass {name}.toarray()"
+        )
     accepted = dtype if isinstance(dtype, tuple) else (dtype,)
     if isinstance(X, np.ndarray) and X.dtype in accepted:
         arr = X
@@ -68,7 +80,9 @@ def check_array(
             arr = np.asarray(X)
         except (ValueError, TypeError) as exc:  # ragged nested lists
             raise ValueError(f"{name} must be a rectangular array of numbers: {exc}") from None
-        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        if arr.dtype == object:  # numbers held as objects (a pandas object column, ...)
+            arr = _numbers_from_objects(arr, name)
+        if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
             raise TypeError(
                 f"{name} must be an array of numbers, got elements of type "
                 f"{type(arr.flat[0]).__name__ if arr.size else arr.dtype}"
@@ -90,6 +104,16 @@ def check_array(
     if n_features is not None and arr.shape[1] != n_features:
         raise ValueError(f"{name} has {arr.shape[1]} features, but {n_features} were expected")
     return arr
+
+
+def _numbers_from_objects(arr: np.ndarray, name: str) -> np.ndarray:
+    """An object array whose elements are all real numbers, as float64; else TypeError."""
+    for x in arr.flat:
+        if isinstance(x, bool | np.bool_) or not isinstance(x, numbers.Real):
+            raise TypeError(
+                f"{name} must be an array of numbers, got an element of type {type(x).__name__}"
+            )
+    return arr.astype(np.float64)
 
 
 def check_target(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
@@ -184,6 +208,10 @@ def check_random_state(random_state: Any) -> np.random.RandomState:
         return np.random.RandomState(random_state.integers(0, 2**32 - 1))
     if isinstance(random_state, bool):
         raise TypeError("random_state must be None, an int or a RandomState, got bool")
+    if isinstance(random_state, numbers.Integral) and not 0 <= random_state <= _MAX_SEED:
+        raise ValueError(
+            f"random_state must be an integer in [0, 2**32 - 1], got {int(random_state)}"
+        )
     try:
         return _sk_check_random_state(random_state)
     except ValueError:
@@ -191,3 +219,45 @@ def check_random_state(random_state: Any) -> np.random.RandomState:
             "random_state must be None, an int or a numpy RandomState/Generator, "
             f"got {type(random_state).__name__}"
         ) from None
+
+
+def validate_X(
+    estimator: Any, X: Any, *, reset: bool, dtype: Any = (np.float64, np.float32), **kwargs: Any
+) -> np.ndarray:
+    """scikit-learn's ``validate_data`` for the array input of a kernelkit estimator.
+
+    Sets (``reset=True``, in ``fit``) or checks (``reset=False``) ``n_features_in_`` and
+    ``feature_names_in_`` as every scikit-learn estimator does, so DataFrames, feature
+    names and the feature-count error behave alike across the two libraries. ``X`` must
+    be a dense, finite, real 2-D array (float64 and float32 stay as they are; other
+    numbers, object arrays of numbers included, become the first of ``dtype``).
+    """
+    accepted = list(dtype) if isinstance(dtype, tuple) else dtype
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"X must be an array of numbers, got {type(X).__name__}")
+    return validate_data(estimator, X, reset=reset, dtype=accepted, **kwargs)
+
+
+def validate_X_y(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    *,
+    multi_output: bool = False,
+    y_numeric: bool = True,
+    dtype: Any = np.float64,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``validate_data(estimator, X, y)`` for ``fit``: X as in :func:`validate_X`; y
+    finite with one row per sample. A single-output estimator given y of shape
+    ``(n, 1)`` ravels it with a ``DataConversionWarning``, as scikit-learn's do."""
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"X must be an array of numbers, got {type(X).__name__}")
+    return validate_data(
+        estimator,
+        X,
+        y,
+        reset=True,
+        dtype=list(dtype) if isinstance(dtype, tuple) else dtype,
+        multi_output=multi_output,
+        y_numeric=y_numeric,
+    )

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse
 
 from kernelkit._validation import (
+    check_array,
     check_bool,
     check_noise_bounds,
     check_nonnegative_number,
     check_positive_scalar,
+    check_random_state,
 )
 
 
@@ -91,3 +94,52 @@ def test_check_nonnegative_number_returns_a_float(value) -> None:
 def test_check_nonnegative_number_names_the_argument(value, error, message) -> None:
     with pytest.raises(error, match=message):
         check_nonnegative_number(value, "xi")
+
+
+# ---------------------------------------------------------------------- check_array
+
+
+def test_check_array_accepts_an_object_array_of_numbers() -> None:
+    # what a pandas object column gives
+    X = np.array([[1, 2.5], [np.float32(3), 4]], dtype=object)
+    out = check_array(X)
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out, [[1.0, 2.5], [3.0, 4.0]])
+
+
+@pytest.mark.parametrize("bad", ["a", None, True, [1]])
+def test_check_array_names_a_non_number_in_an_object_array(bad) -> None:
+    X = np.array([[1.0, bad]], dtype=object)
+    with pytest.raises(
+        TypeError,
+        match=f"X must be an array of numbers, got an element of type {type(bad).__name__}",
+    ):
+        check_array(X)
+
+
+def test_check_array_rejects_sparse_input_with_advice() -> None:
+    with pytest.raises(TypeError, match=r"X is a scipy sparse matrix.*X.toarray\(\)"):
+        check_array(scipy.sparse.eye(3, format="csr"))
+
+
+# ---------------------------------------------------------------------- random_state
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, 2**40, np.int64(-5)])
+def test_check_random_state_names_the_range_of_seeds(seed) -> None:
+    with pytest.raises(
+        ValueError, match=rf"random_state must be an integer in \[0, 2\*\*32 - 1\], got {int(seed)}"
+    ):
+        check_random_state(seed)
+
+
+@pytest.mark.parametrize("seed", [0, 2**32 - 1, np.uint32(7)])
+def test_check_random_state_accepts_the_ends_of_the_range(seed) -> None:
+    a = check_random_state(seed).random_sample(3)
+    np.testing.assert_array_equal(a, np.random.RandomState(int(seed)).random_sample(3))
+
+
+@pytest.mark.parametrize("seed", [1.5, "0", [1]])
+def test_check_random_state_rejects_other_types(seed) -> None:
+    with pytest.raises(TypeError, match="random_state must be None, an int or a numpy"):
+        check_random_state(seed)
