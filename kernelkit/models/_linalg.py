@@ -1,5 +1,12 @@
 """Cholesky factorisation with jitter escalation, shared by every estimator in ``models``.
 
+:func:`cholesky_or_none` is the one place that decides whether a symmetric matrix is
+numerically positive definite: LAPACK's factorisation must succeed *and* every pivot must
+stand above the rounding error of its computation. An exactly singular matrix (duplicated
+inputs, no noise) otherwise "succeeds" about half of the time with a pivot of rounding
+size, and its log determinant, and any likelihood built on it, comes out finite and
+meaningless.
+
 A Gram matrix ``K`` (plus noise) is positive definite in exact arithmetic but can fail
 to factorise in floating point when inputs are duplicated, nearly duplicated, or the
 lengthscale is large. :func:`cholesky_jitter` then adds a small multiple of the identity,
@@ -18,10 +25,13 @@ import scipy.linalg
 from kernelkit._threads import blas_threads_for
 from kernelkit._validation import check_int, check_positive
 
-__all__ = ["NumericalWarning", "cholesky_jitter"]
+__all__ = ["NumericalWarning", "check_symmetric", "cholesky_jitter", "cholesky_or_none"]
 
 #: First jitter, relative to the mean of the diagonal.
 _JITTER_START = 1e-10
+_EPS = float(np.finfo(np.float64).eps)
+#: Largest relative asymmetry ``max|K - K^T| / max|K|`` accepted as round-off.
+_SYMMETRY_RTOL = 1e-10
 
 
 class NumericalWarning(UserWarning):
@@ -35,6 +45,70 @@ def _advice(name: str) -> str:
         "(e.g. standardise the features or shorten the lengthscale), or check that the "
         "kernel is positive semi-definite."
     )
+
+
+def cholesky_or_none(
+    A: np.ndarray, *, lower: bool = True, overwrite_a: bool = False
+) -> np.ndarray | None:
+    """Cholesky factor of the symmetric matrix ``A``, or ``None`` if ``A`` is not
+    numerically positive definite.
+
+    Numerically positive definite means that LAPACK's factorisation succeeds and that
+    every pivot satisfies ``L_ii^2 > (n + 1) eps A_ii``. The pivot ``L_ii^2 = A_ii -
+    sum_j<i L_ij^2`` is the part of the variance ``A_ii`` that the earlier rows leave
+    unexplained, and the computed factor is exact for ``A + E`` with ``|E_ii| <=
+    (n + 1) eps A_ii`` (Higham (2002), Thm 10.3): a smaller pivot cannot be told from 0.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric; only the triangle named by ``lower`` is read. Non-finite entries give
+        ``None``.
+    lower : bool, default=True
+        Return the lower factor ``L`` (``A = L L^T``), else the upper ``U`` (``A = U^T U``).
+    overwrite_a : bool, default=False
+        Let LAPACK factorise ``A`` in place.
+
+    Returns
+    -------
+    ndarray of shape (n, n) or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[4.0, 2.0], [2.0, 3.0]])
+    >>> L = cholesky_or_none(K)
+    >>> bool(np.allclose(L @ L.T, K))
+    True
+    >>> v = 0.3  # an exactly singular matrix: two equal rows
+    >>> cholesky_or_none(np.full((2, 2), v)) is None
+    True
+    """
+    diag = np.diagonal(A).copy()  # before LAPACK overwrites it
+    try:
+        F = scipy.linalg.cholesky(A, lower=lower, overwrite_a=overwrite_a, check_finite=False)
+    except (np.linalg.LinAlgError, ValueError):
+        return None
+    pivots = np.diagonal(F)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.all(pivots * pivots > ((diag.shape[0] + 1) * _EPS) * diag):
+            return None  # a pivot at rounding level, or NaN from non-finite input
+    return F
+
+
+def check_symmetric(K: np.ndarray, name: str = "K") -> np.ndarray:
+    """Raise ``ValueError`` unless the square matrix ``K`` is symmetric up to round-off
+    (``max|K - K^T| <= 1e-10 max|K|``); return ``K``."""
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {K.shape}")
+    scale = float(np.max(np.abs(K), initial=0.0))
+    asym = float(np.max(np.abs(K - K.T), initial=0.0))
+    if asym > _SYMMETRY_RTOL * scale:
+        raise ValueError(
+            f"{name} must be symmetric, but max|{name} - {name}^T| = {asym:.3g} "
+            f"(max|{name}| = {scale:.3g}); a kernel or covariance matrix is symmetric"
+        )
+    return K
 
 
 @overload
@@ -84,7 +158,8 @@ def cholesky_jitter(
 ) -> np.ndarray | tuple[np.ndarray, float]:
     """Lower Cholesky factor of ``K``, adding jitter to the diagonal if needed.
 
-    The plain factorisation ``K = L L^T`` is tried first. If it fails, jitter
+    The plain factorisation ``K = L L^T`` is tried first. If it fails (or leaves a pivot
+    at rounding level, see :func:`cholesky_or_none`), jitter
     ``s * 1e-10, s * 1e-9, ...`` (``max_tries`` values, so up to ``s * 1e-4`` with the
     default ``max_tries=7``; ``s = mean(diag(K))``) is added to the diagonal until it
     succeeds. A jitter of at most ``1e-4`` of the average variance changes predictions
@@ -117,7 +192,8 @@ def cholesky_jitter(
     Raises
     ------
     ValueError
-        If ``K`` is not square or contains NaN or infinity.
+        If ``K`` is not square, not symmetric (up to round-off) or contains NaN or
+        infinity.
     numpy.linalg.LinAlgError
         If no jitter up to the bound makes ``K`` positive definite; the message says
         what to change.
@@ -141,26 +217,24 @@ def cholesky_jitter(
         raise ValueError(f"{name} contains NaN or infinity; check the kernel and its inputs")
     if K.shape[0] == 0:
         raise ValueError(f"{name} is empty")
+    check_symmetric(K, name)
     scale = float(np.mean(np.diagonal(K))) if jitter_scale is None else float(jitter_scale)
     if not scale > 0:
         raise np.linalg.LinAlgError(
             f"{name} has a non-positive mean diagonal ({scale:.3g}). " + _advice(name)
         )
     with blas_threads_for(K.shape[0]):
-        try:
-            L = scipy.linalg.cholesky(K, lower=True, check_finite=False)
+        L = cholesky_or_none(K)
+        if L is not None:
             return (L, 0.0) if return_jitter else L
-        except np.linalg.LinAlgError:
-            pass
         jitter = _JITTER_START * scale
         for _ in range(max_tries):
             Kj = K.copy()
             Kj[np.diag_indices_from(Kj)] += jitter
-            try:
-                L = scipy.linalg.cholesky(Kj, lower=True, check_finite=False, overwrite_a=True)
+            L = cholesky_or_none(Kj, overwrite_a=True)
+            if L is not None:
                 break
-            except np.linalg.LinAlgError:
-                jitter *= 10.0
+            jitter *= 10.0
         else:
             raise np.linalg.LinAlgError(
                 f"Cholesky factorisation of {name} failed with jitter up to {jitter / 10:.3g}. "

@@ -30,7 +30,7 @@ from kernelkit.models._common import (
     n_objects,
     resolve_kernel,
 )
-from kernelkit.models._linalg import cholesky_jitter
+from kernelkit.models._linalg import cholesky_jitter, cholesky_or_none
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 from kernelkit.models._threads import LapackThreads
 
@@ -93,11 +93,10 @@ def _lml(
     K[np.diag_indices_from(K)] += noise
     # K is symmetric, so K.T (a Fortran-ordered view) can be factorised in place as
     # U^T U; the C-ordered view of U is then the lower factor L, with no n x n copy.
-    # Non-finite entries make the factorisation fail or the result non-finite (checked).
-    try:
-        with threads.lapack():
-            U = scipy.linalg.cholesky(K.T, lower=False, overwrite_a=True, check_finite=False)
-    except np.linalg.LinAlgError:
+    # Non-finite entries make the factorisation fail (cholesky_or_none checks the pivots).
+    with threads.lapack():
+        U = cholesky_or_none(K.T, lower=False, overwrite_a=True)
+    if U is None:  # not numerically positive definite (see _linalg.cholesky_or_none)
         return fail
     # Algorithm 2 with L = U^T: alpha = L^T \ (L \ y) (on U, Fortran-ordered: no copy), and
     # log p(y|X) = -1/2 y^T alpha - sum_i log L_ii - n/2 log 2 pi
@@ -478,7 +477,10 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         lam = math.exp(best.x[-1])
         K = _noisy_gram(unit, X, lam)
         with threads.lapack():
-            L = scipy.linalg.cholesky(K, lower=True, overwrite_a=True, check_finite=False)
+            L = cholesky_or_none(K, overwrite_a=True)
+        if L is None:  # cannot happen: the optimum was evaluated on this very matrix
+            best.fun, best.x = np.inf, theta0.copy()
+            return best
         s_star = float(y @ scipy.linalg.cho_solve((L, True), y, check_finite=False)) / len(y)
         full = np.empty(len(names) + 1)
         full[keep] = best.x[:-1]

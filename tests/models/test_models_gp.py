@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessRegressor as SkGPR
@@ -247,6 +249,19 @@ def test_cholesky_failures_inside_the_optimiser_do_not_crash_it(monkeypatch) -> 
     bad = np.append(gp.kernel_.theta, math.log(1e-300))
     assert gp.log_marginal_likelihood(bad) == -np.inf
     value, grad = gp.log_marginal_likelihood(bad, eval_gradient=True)
+    assert value == -np.inf and np.all(grad == 0)
+
+
+@given(st.floats(-12.0, 5.0), st.floats(-12.0, 3.0))
+@settings(max_examples=60, deadline=None)
+def test_a_numerically_singular_gram_matrix_never_has_a_finite_likelihood(log_v, log_ls) -> None:
+    # duplicated inputs and noise far below round-off: K + noise I is singular whatever
+    # the variance and lengthscale, whether or not LAPACK's pivot happens to round to 0
+    X = np.repeat(np.linspace(-1, 1, 6)[:, None], 2, axis=0)
+    gp = GaussianProcessRegressor(RBF(), noise=1e-2, optimizer=None).fit(X, np.sin(3 * X[:, 0]))
+    theta = np.array([log_ls, log_v, math.log(1e-300)])
+    assert gp.log_marginal_likelihood(theta) == -np.inf
+    value, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)
     assert value == -np.inf and np.all(grad == 0)
 
 

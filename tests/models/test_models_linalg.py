@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from kernelkit.kernels import RBF
 from kernelkit.models import NumericalWarning, cholesky_jitter
+from kernelkit.models._linalg import cholesky_or_none
 
 ADVICE = "noise.*alpha.*duplicate inputs.*rescale.*positive semi-definite"
 
@@ -107,3 +108,64 @@ def test_low_rank_psd_always_factorises(n, rank, scale, seed) -> None:
     mean_diag = np.mean(np.diag(K))
     assert jitter <= 1e-4 * mean_diag
     np.testing.assert_allclose(L @ L.T, K + jitter * np.eye(n), atol=1e-9 * mean_diag * n)
+
+
+# ---------------------------------------------------------------------- singularity
+
+
+@given(st.floats(1e-6, 1e6), st.integers(2, 6))
+@settings(max_examples=200, deadline=None)
+def test_an_exactly_singular_matrix_is_never_factorised(v, n) -> None:
+    # Rows 0 and 1 are equal: v - (sqrt(v))^2 is 0, or +-1 ulp of v after rounding, so
+    # LAPACK alone "succeeds" for some v. The pivot test must reject all of them.
+    rng = np.random.default_rng(n)
+    A = rng.standard_normal((n, 3))
+    A[1] = A[0]
+    K = v * (A @ A.T + np.eye(n))
+    K[0, 1] = K[1, 0] = K[0, 0] = K[1, 1] = v * (A[0] @ A[0])  # rows 0 and 1 identical
+    assert cholesky_or_none(K) is None
+    assert cholesky_or_none(K.T, lower=False) is None
+
+
+def test_cholesky_or_none_factorises_a_positive_definite_matrix() -> None:
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((5, 5))
+    K = A @ A.T + 0.1 * np.eye(5)
+    L = cholesky_or_none(K)
+    U = cholesky_or_none(K, lower=False)
+    assert L is not None and U is not None
+    np.testing.assert_allclose(L, np.linalg.cholesky(K), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(U, L.T, rtol=1e-12, atol=1e-12)
+    Kc = K.copy()
+    L2 = cholesky_or_none(Kc, overwrite_a=True)
+    np.testing.assert_allclose(L2, L, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_cholesky_or_none_gives_none_for_non_finite_input(bad) -> None:
+    K = np.eye(3)
+    K[2, 2] = bad
+    assert cholesky_or_none(K) is None
+
+
+def test_a_small_but_real_pivot_is_kept() -> None:
+    # noise 1e-10 on duplicated rows: the pivot 1e-10 is far above rounding (n eps ~ 1e-15)
+    K = np.ones((3, 3)) + 1e-10 * np.eye(3)
+    L = cholesky_or_none(K)
+    assert L is not None
+    # the conditional variance of the third row given the first two: e + e / (2 + e)
+    assert L[2, 2] ** 2 == pytest.approx(1e-10 + 1e-10 / (2 + 1e-10), rel=1e-4)
+
+
+@pytest.mark.parametrize("name", ["K", "Gram"])
+def test_cholesky_jitter_rejects_an_asymmetric_matrix(name) -> None:
+    K = np.array([[2.0, 1.0], [0.0, 2.0]])
+    with pytest.raises(
+        ValueError, match=rf"{name} must be symmetric, but max\|{name} - {name}\^T\| = 1"
+    ):
+        cholesky_jitter(K, name=name)
+
+
+def test_cholesky_jitter_accepts_round_off_asymmetry() -> None:
+    K = np.array([[2.0, 1.0], [1.0 + 1e-15, 2.0]])
+    np.testing.assert_allclose(cholesky_jitter(K) @ cholesky_jitter(K).T, K, atol=1e-12)
