@@ -8,7 +8,8 @@ silent NaN or an ``IndexError`` from deep inside NumPy.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -208,7 +209,7 @@ def check_random_state(random_state: Any) -> np.random.RandomState:
         return np.random.RandomState(random_state.integers(0, 2**32 - 1))
     if isinstance(random_state, bool):
         raise TypeError("random_state must be None, an int or a RandomState, got bool")
-    if isinstance(random_state, numbers.Integral) and not 0 <= random_state <= _MAX_SEED:
+    if isinstance(random_state, numbers.Integral) and not 0 <= int(random_state) <= _MAX_SEED:
         raise ValueError(
             f"random_state must be an integer in [0, 2**32 - 1], got {int(random_state)}"
         )
@@ -235,7 +236,8 @@ def validate_X(
     accepted = list(dtype) if isinstance(dtype, tuple) else dtype
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"X must be an array of numbers, got {type(X).__name__}")
-    return validate_data(estimator, X, reset=reset, dtype=accepted, **kwargs)
+    with _numbers_expected(lambda: "X"):
+        return validate_data(estimator, X, reset=reset, dtype=accepted, **kwargs)
 
 
 def validate_X_y(
@@ -252,12 +254,36 @@ def validate_X_y(
     ``(n, 1)`` ravels it with a ``DataConversionWarning``, as scikit-learn's do."""
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"X must be an array of numbers, got {type(X).__name__}")
-    return validate_data(
-        estimator,
-        X,
-        y,
-        reset=True,
-        dtype=list(dtype) if isinstance(dtype, tuple) else dtype,
-        multi_output=multi_output,
-        y_numeric=y_numeric,
-    )
+    with _numbers_expected(lambda: "y" if _is_numeric(X) else "X"):
+        X, y = validate_data(
+            estimator,
+            X,
+            y,
+            reset=True,
+            dtype=list(dtype) if isinstance(dtype, tuple) else dtype,
+            multi_output=multi_output,
+            y_numeric=y_numeric,
+        )
+        if y_numeric:  # scikit-learn converts object targets only, not strings
+            y = y.astype(np.float64, copy=False)
+    return X, y
+
+
+@contextmanager
+def _numbers_expected(culprit: Callable[[], str]) -> Iterator[None]:
+    """Say which argument (``culprit()``, asked only on failure) had to be numeric when
+    NumPy's float conversion fails."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        if "float() argument" in str(exc) or "could not convert" in str(exc):
+            raise TypeError(f"{culprit()} must be an array of numbers: {exc}") from exc
+        raise
+
+
+def _is_numeric(X: Any) -> bool:
+    try:
+        np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True

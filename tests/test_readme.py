@@ -25,6 +25,7 @@ def test_quickstart_has_exactly_two_commands() -> None:
     assert len(commands) == 2
     install_and_tour, tests = commands
     assert install_and_tour.endswith("kernelkit tour")
+    assert '".[plot]"' in install_and_tour  # the tour draws figures: matplotlib is optional
     assert ".[test]" in tests and "pytest" in tests
 
 

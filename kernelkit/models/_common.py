@@ -11,14 +11,17 @@ A kernel estimator sees three kinds of input, decided by its ``kernel`` argument
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from dataclasses import dataclass
+from typing import Any, Final, Literal, cast
 
 import numpy as np
 import scipy.linalg
+from sklearn.utils import check_array as sk_check_array
+from sklearn.utils.validation import column_or_1d
 
-from kernelkit._validation import check_array
+from kernelkit._validation import check_array, validate_X, validate_X_y
 from kernelkit.kernels import RBF, Kernel
-from kernelkit.models._linalg import cholesky_jitter
+from kernelkit.models._linalg import check_symmetric, cholesky_jitter
 
 PRECOMPUTED: Final = "precomputed"
 
@@ -39,24 +42,113 @@ def resolve_kernel(kernel: Any) -> Kernel | Literal["precomputed"]:
     return kernel
 
 
+def is_precomputed(kernel: Any) -> bool:
+    """Whether ``kernel`` is the string ``"precomputed"`` (never true for a Kernel)."""
+    return isinstance(kernel, str) and kernel == PRECOMPUTED
+
+
 def n_objects(X: Any) -> int:
     return X.shape[0] if isinstance(X, np.ndarray) else len(X)
 
 
-def check_fit_input(X: Any, kernel: Kernel | str, name: str = "X") -> Any:
-    """Validate training inputs for ``kernel``; returns the array / the list of objects."""
-    if kernel == PRECOMPUTED:
-        X = check_array(X, name, dtype=np.float64)
-        if X.shape[0] != X.shape[1]:
+def takes_arrays(kernel: Kernel | str) -> bool:
+    """Whether ``X`` is a numeric array for ``kernel`` (vectors or a Gram matrix), as
+    opposed to a list of objects (sets, graphs, ...)."""
+    return is_precomputed(kernel) or cast(Kernel, kernel).requires_vector_input
+
+
+def _forget_array_input(estimator: Any) -> None:
+    """Drop ``n_features_in_`` / ``feature_names_in_`` left by an earlier fit on arrays."""
+    for attr in ("n_features_in_", "feature_names_in_"):
+        estimator.__dict__.pop(attr, None)
+
+
+def validate_training_data(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    kernel: Kernel | str | None,
+    *,
+    multi_output: bool,
+    y_numeric: bool = True,
+) -> tuple[Any, np.ndarray]:
+    """Validate ``fit``'s ``X`` and ``y`` for ``kernel`` (``None``: vectors).
+
+    Arrays go through scikit-learn's ``validate_data`` (setting ``n_features_in_`` and
+    ``feature_names_in_``); a precomputed Gram matrix must also be square and symmetric.
+    A list of objects is kept as given and ``y`` is checked alone, with the same rules:
+    finite, one row per sample, ``(n, 1)`` raveled with a ``DataConversionWarning``
+    unless ``multi_output``.
+    """
+    if kernel is None or takes_arrays(kernel):
+        X, y = validate_X_y(
+            estimator, X, y, multi_output=multi_output, y_numeric=y_numeric, dtype=np.float64
+        )
+        if kernel is not None and is_precomputed(kernel):
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "with kernel='precomputed', X must be a square Gram matrix, "
+                    f"got shape {X.shape}"
+                )
+            check_symmetric(X, "the precomputed Gram matrix X")
+        return X, y
+    X = check_objects(X)
+    _forget_array_input(estimator)
+    return X, validate_targets(estimator, y, len(X), multi_output=multi_output, numeric=y_numeric)
+
+
+def validate_targets(
+    estimator: Any, y: Any, n_samples: int, *, multi_output: bool, numeric: bool = True
+) -> np.ndarray:
+    """``y`` checked as scikit-learn's ``validate_data`` checks it, for inputs that are not
+    arrays (lists of objects), with its length checked against ``n_samples``."""
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None."
+        )
+    y = sk_check_array(
+        y,
+        ensure_2d=False,
+        dtype="numeric" if numeric else None,
+        ensure_all_finite=True,
+        input_name="y",
+        estimator=estimator,
+    )
+    if y.ndim == 2 and not multi_output:
+        y = column_or_1d(y, warn=True)
+    if y.ndim not in (1, 2):
+        raise ValueError(f"y must be 1-D or 2-D (n_samples, n_targets), got shape {y.shape}")
+    if numeric:
+        y = y.astype(np.float64, copy=False)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"y has {y.shape[0]} rows, but X has {n_samples} samples")
+    return y
+
+
+def validate_test_input(estimator: Any, X: Any, kernel: Kernel | str, n_train: int) -> Any:
+    """Validate inputs after ``fit``: an array with the fitted feature count (for a
+    precomputed kernel, ``K(X_test, X_train)`` with ``n_train`` columns), or a list of
+    objects."""
+    if not takes_arrays(kernel):
+        return check_objects(X)
+    try:
+        return validate_X(estimator, X, reset=False, dtype=np.float64)
+    except ValueError as exc:
+        if is_precomputed(kernel) and "features as input" in str(exc):
             raise ValueError(
-                f"with kernel='precomputed', {name} must be a square Gram matrix, "
-                f"got shape {X.shape}"
-            )
-        return X
-    assert isinstance(kernel, Kernel)
-    if kernel.requires_vector_input:
-        return check_array(X, name)
-    return check_objects(X, name)
+                f"{exc} With kernel='precomputed', X must be the kernel between the test and "
+                f"the training samples, of shape (n_test, n_train) = (?, {n_train})."
+            ) from None
+        raise
+
+
+def check_prior_input(X: Any, kernel: Kernel) -> Any:
+    """Inputs of a GP's prior (before ``fit``): checked without touching the estimator."""
+    return (
+        check_array(X, "X", dtype=np.float64)
+        if kernel.requires_vector_input
+        else (check_objects(X))
+    )
 
 
 def check_objects(X: Any, name: str = "X") -> Any:
@@ -66,24 +158,6 @@ def check_objects(X: Any, name: str = "X") -> Any:
     if len(X) == 0:
         raise ValueError(f"{name} is empty; at least one sample is required")
     return X
-
-
-def check_predict_input(
-    X: Any, kernel: Kernel | str, n_train: int, n_features: int | None, name: str = "X"
-) -> Any:
-    """Validate test inputs against what ``fit`` saw."""
-    if kernel == PRECOMPUTED:
-        X = check_array(X, name, dtype=np.float64)
-        if X.shape[1] != n_train:
-            raise ValueError(
-                f"with kernel='precomputed', {name} must have shape (n_test, n_train) = "
-                f"(?, {n_train}), got {X.shape}"
-            )
-        return X
-    assert isinstance(kernel, Kernel)
-    if kernel.requires_vector_input:
-        return check_array(X, name, n_features=n_features)
-    return check_objects(X, name)
 
 
 def take(X: Any, idx: np.ndarray) -> Any:
@@ -110,24 +184,52 @@ def apply_feature_map(fm: Any, X: Any, fit: bool) -> np.ndarray:
     return Phi
 
 
-def check_targets(y: Any, n_samples: int) -> np.ndarray:
-    """A finite 1-D or 2-D (multi-output) float target with ``n_samples`` rows."""
-    ndim = np.ndim(y)
-    if ndim not in (1, 2):
-        raise ValueError(f"y must be 1-D or 2-D (n_samples, n_targets), got {ndim} dimensions")
-    y = check_array(y, "y", ndim=ndim, dtype=np.float64)
-    if y.shape[0] != n_samples:
-        raise ValueError(f"y has length {y.shape[0]}, but X has {n_samples} samples")
-    return y
+@dataclass(frozen=True)
+class FeatureRidge:
+    """Ridge regression on explicit features ``Phi`` (``n x p``), solved in whichever of
+    the primal and the dual is the smaller system (Rowland (2018) eqs. 5.4-5.5).
+
+    Attributes
+    ----------
+    coef : ndarray of shape (p,) or (p, k)
+        ``W = (Phi^T Phi + reg I)^-1 Phi^T Y = Phi^T (Phi Phi^T + reg I)^-1 Y``.
+    L : ndarray
+        Lower Cholesky factor of the system solved: ``Phi^T Phi + reg I`` (``p x p``,
+        primal) or ``Phi Phi^T + reg I`` (``n x n``, dual), jitter included.
+    jitter : float
+        Jitter added to that system's diagonal (0.0 if none).
+    dual : bool
+        Whether the dual (``n < p``) was solved.
+    dual_coef : ndarray or None
+        ``(Phi Phi^T + reg I)^-1 Y`` for the dual, else ``None``.
+    """
+
+    coef: np.ndarray
+    L: np.ndarray
+    jitter: float
+    dual: bool
+    dual_coef: np.ndarray | None
 
 
-def primal_solve(
-    Phi: np.ndarray, Y: np.ndarray, reg: float, name: str
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Weights ``W = (Phi^T Phi + reg I)^-1 Phi^T Y`` (Rowland (2018) eq. 5.5, ``O(n p^2)``),
-    with the Cholesky factor of ``Phi^T Phi + reg I`` (called ``name`` in warnings) and
-    the jitter it needed."""
+def ridge_on_features(Phi: np.ndarray, Y: np.ndarray, reg: float, name: str) -> FeatureRidge:
+    """Solve ``(Phi^T Phi + reg I) W = Phi^T Y`` in ``O(n p min(n, p))``.
+
+    With more features than samples the ``n x n`` dual system ``Phi Phi^T + reg I`` is
+    factorised instead of the ``p x p`` primal one (the Woodbury identity), so memory
+    and time stay bounded by the smaller of the two. ``name`` is the primal matrix's name
+    in warnings (the dual's is derived from it).
+    """
+    n, p = Phi.shape
+    if n < p:
+        A = Phi @ Phi.T
+        A[np.diag_indices_from(A)] += reg
+        L, jitter = cholesky_jitter(
+            A, name=name.replace("Phi^T Phi", "Phi Phi^T"), return_jitter=True
+        )
+        a = scipy.linalg.cho_solve((L, True), Y, check_finite=False)
+        return FeatureRidge(Phi.T @ a, L, jitter, True, a)
     A = Phi.T @ Phi
     A[np.diag_indices_from(A)] += reg
     L, jitter = cholesky_jitter(A, name=name, return_jitter=True)
-    return scipy.linalg.cho_solve((L, True), Phi.T @ Y, check_finite=False), L, jitter
+    coef = scipy.linalg.cho_solve((L, True), Phi.T @ Y, check_finite=False)
+    return FeatureRidge(coef, L, jitter, False, None)

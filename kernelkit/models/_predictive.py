@@ -12,6 +12,9 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from kernelkit._validation import check_int, check_random_state
+from kernelkit.models._linalg import cholesky_jitter
+
 #: What :meth:`GaussianPredictor._latent_predictive` is asked for besides the mean.
 Spread = Literal["mean", "var", "cov"]
 
@@ -39,6 +42,43 @@ class GaussianPredictor:
         self, X: Any, what: Spread
     ) -> tuple[np.ndarray, np.ndarray | None, float]:
         raise NotImplementedError
+
+    def _prior_variance(self, X: Any) -> np.ndarray:
+        """Prior variance of ``f`` at each of ``X`` (normalised scale): the scale of the
+        jitter :meth:`sample_y` may need."""
+        raise NotImplementedError
+
+    def sample_y(self, X: Any, n_samples: int = 1, random_state: Any = None) -> np.ndarray:
+        """Draw functions ``f(X)`` from the posterior (for a GP, the prior before ``fit``).
+
+        Samples are ``mean + L z`` with ``L`` the Cholesky factor of the predictive
+        covariance of ``f(X)`` and ``z`` standard normal. Posterior covariances are
+        routinely singular to round-off, so jitter (from ``1e-10`` up to ``1e-4`` times the
+        mean prior variance) is added silently when needed.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features) or list of objects
+        n_samples : int, default=1
+        random_state : int, RandomState or None, default=None
+
+        Returns
+        -------
+        ndarray of shape (m, n_samples)
+        """
+        check_int(n_samples, "n_samples", minimum=1)
+        mean, cov = self.predict(X, return_cov=True)
+        scale = getattr(self, "y_train_std_", 1.0)
+        prior_var = float(np.mean(self._prior_variance(X))) * scale**2
+        L = cholesky_jitter(
+            cov,
+            name="the predictive covariance",
+            warn=False,
+            jitter_scale=prior_var if prior_var > 0 else None,
+        )
+        rng = check_random_state(random_state)
+        Z = rng.standard_normal((mean.shape[0], n_samples))
+        return mean[:, None] + L @ Z
 
     @overload
     def predict(

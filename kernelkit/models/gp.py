@@ -20,15 +20,16 @@ from kernelkit._validation import (
     check_noise_bounds,
     check_positive_scalar,
     check_random_state,
-    check_target,
 )
 from kernelkit.kernels import Kernel, Stationary
 from kernelkit.models._common import (
-    PRECOMPUTED,
-    check_fit_input,
-    check_predict_input,
+    check_prior_input,
+    is_precomputed,
     n_objects,
     resolve_kernel,
+    validate_targets,
+    validate_test_input,
+    validate_training_data,
 )
 from kernelkit.models._linalg import cholesky_jitter, cholesky_or_none
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
@@ -287,7 +288,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
 
     def _resolve(self) -> Kernel:
         kernel = resolve_kernel(self.kernel)
-        if kernel == PRECOMPUTED:
+        if is_precomputed(kernel):
             raise ValueError(
                 "GaussianProcessRegressor needs kernel values at test points too; wrap a "
                 "precomputed Gram matrix in kernelkit.kernels.Precomputed and pass "
@@ -310,11 +311,19 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> GaussianProcessRegressor:
-        """Maximise the log marginal likelihood and factorise ``K + noise I``."""
+        """Maximise the log marginal likelihood and factorise ``K + noise I``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features) or list of objects
+            Training inputs of the kind ``kernel`` takes.
+        y : array of shape (n_samples,)
+            Targets; a column vector ``(n_samples, 1)`` is raveled with a
+            ``DataConversionWarning``, as scikit-learn's single-output estimators do.
+        """
         self._check_params()
         kernel = self._resolve().clone()
-        X = check_fit_input(X, kernel)
-        y = check_target(y, n_objects(X))
+        X, y = validate_training_data(self, X, y, kernel, multi_output=False)
         mean, std = target_scaling(y, self.normalize_y)
         yn = (y - mean) / std
 
@@ -367,11 +376,12 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         self.alpha_ = alpha
         self.log_marginal_likelihood_value_ = lml
         self.optimizer_result_ = result
-        if kernel.requires_vector_input:
-            self.n_features_in_ = X.shape[1]
-        else:
-            self.__dict__.pop("n_features_in_", None)
         return self
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.requires_fit = False  # before fit, predict and sample_y use the prior
+        return tags
 
     def _profiled_kernel(self, kernel: Kernel) -> Stationary | None:
         """The kernel with unit variance held fixed, if the scale can be profiled out.
@@ -559,16 +569,14 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         if not hasattr(self, "X_train_"):  # the prior
             self._check_params()
             kernel = self._resolve()
-            X = check_fit_input(X, kernel)
+            X = check_prior_input(X, kernel)
             if what == "cov":
                 spread = kernel(X)
             elif what == "var":
                 spread = kernel.diag(X)
             return np.zeros(n_objects(X)), spread, float(self.noise)
         kernel = self.kernel_
-        X = check_predict_input(
-            X, kernel, n_objects(self.X_train_), getattr(self, "n_features_in_", None)
-        )
+        X = validate_test_input(self, X, kernel, n_objects(self.X_train_))
         Ks = kernel(X, self.X_train_)
         mean = Ks @ self.alpha_  # k_*^T alpha
         if what != "mean":
@@ -582,32 +590,10 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 spread = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
         return mean, spread, self.noise_
 
-    def sample_y(self, X: Any, n_samples: int = 1, random_state: Any = None) -> np.ndarray:
-        """Draw functions from the posterior (the prior before ``fit``) at ``X``.
-
-        Samples are ``mean + L z`` with ``L`` the Cholesky factor of the predictive
-        covariance and ``z`` standard normal. Posterior covariances are routinely
-        singular to round-off, so jitter (from ``1e-10`` up to ``1e-4`` times the mean
-        prior variance) is added silently when needed.
-
-        Returns
-        -------
-        ndarray of shape (m, n_samples)
-        """
-        check_int(n_samples, "n_samples", minimum=1)
-        mean, cov = self.predict(X, return_cov=True)
+    def _prior_variance(self, X: Any) -> np.ndarray:
+        """``k(x, x)`` of the (fitted) kernel, on the normalised scale."""
         kernel = self.kernel_ if hasattr(self, "kernel_") else self._resolve()
-        scale = getattr(self, "y_train_std_", 1.0)
-        prior_var = float(np.mean(kernel.diag(X))) * scale**2
-        L = cholesky_jitter(
-            cov,
-            name="the predictive covariance",
-            warn=False,
-            jitter_scale=prior_var if prior_var > 0 else None,
-        )
-        rng = check_random_state(random_state)
-        Z = rng.standard_normal((mean.shape[0], n_samples))
-        return mean[:, None] + L @ Z
+        return kernel.diag(X)
 
     def log_predictive_density(self, X: Any, y: Any, *, average: bool = True) -> Any:
         """Log predictive density ``log N(y | mu(x), sigma^2(x) + noise)`` of test data.
@@ -621,7 +607,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             values, an array of shape ``(m,)``.
         """
         mean, std = self.predict(X, return_std=True, include_noise=True)
-        y = check_target(y, mean.shape[0])
+        y = validate_targets(self, y, mean.shape[0], multi_output=False)
         var = std**2
         lpd = -0.5 * (_LOG_2PI + np.log(var) + (y - mean) ** 2 / var)
         return float(lpd.mean()) if average else lpd

@@ -30,12 +30,16 @@ from kernelkit._validation import (
     check_in,
     check_int,
     check_positive_scalar,
-    check_target,
+    validate_X,
 )
 from kernelkit.features import AngularFeatures, RandomFourierFeatures
 from kernelkit.features._coupling import COUPLINGS
 from kernelkit.kernels import RBF, Angular, Kernel, Laplace, Matern
-from kernelkit.models._common import apply_feature_map, check_targets, primal_solve
+from kernelkit.models._common import (
+    apply_feature_map,
+    ridge_on_features,
+    validate_training_data,
+)
 from kernelkit.models._linalg import cholesky_jitter
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 
@@ -96,7 +100,8 @@ def _check_feature_map(fm: Any) -> None:
 
 
 class _PrimalModel(RegressorMixin, BaseEstimator):
-    """Shared fitting: features, then ``L = chol(Phi^T Phi + reg I)`` and the weights."""
+    """Shared fitting: features, then the ridge system in its smaller form (primal
+    ``Phi^T Phi + reg I`` or dual ``Phi Phi^T + reg I``) and the weights."""
 
     def _make_feature_map(self) -> Any:
         if self.feature_map is not None:
@@ -107,27 +112,29 @@ class _PrimalModel(RegressorMixin, BaseEstimator):
         check_in(self.coupling, "coupling", COUPLINGS)
         return _feature_map_for(self.kernel, m, self.coupling, self.random_state)
 
-    def _fit_features(self, X: Any, Y: np.ndarray, reg: float) -> tuple[np.ndarray, np.ndarray]:
+    def _fit_features(self, X: np.ndarray, Y: np.ndarray, reg: float) -> np.ndarray:
         """Fit the feature map on ``X`` and solve ``(Phi^T Phi + reg I) W = Phi^T Y``."""
         fm = self._make_feature_map()
         Phi = apply_feature_map(fm, X, fit=True)
-        self.coef_, L, self.jitter_ = primal_solve(Phi, Y, reg, "Phi^T Phi + noise*I")
-        self.L_ = L
+        sol = ridge_on_features(Phi, Y, reg, "Phi^T Phi + noise*I")
+        self.coef_, self.L_, self.jitter_ = sol.coef, sol.L, sol.jitter
+        self.solver_ = "dual" if sol.dual else "primal"
+        # the dual's predictive variances need the training features
+        self.features_fit_ = Phi if sol.dual else None
         self.feature_map_ = fm
-        self.n_features_in_ = X.shape[1]
         self.n_features_out_ = Phi.shape[1]
-        return Phi, L
+        return Phi
 
-    def _predict_features(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+    def _predict_features(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "coef_")
-        X = check_array(X, "X", n_features=self.n_features_in_)
+        X = validate_X(self, X, reset=False, dtype=np.float64)
         Phi = apply_feature_map(self.feature_map_, X, fit=False)
         if Phi.shape[1] != self.n_features_out_:
             raise ValueError(
                 f"feature_map(X) has {Phi.shape[1]} features, but {self.n_features_out_} "
                 "were seen in fit"
             )
-        return X, Phi
+        return Phi
 
 
 class RandomFeatureRidge(_PrimalModel):
@@ -165,10 +172,19 @@ class RandomFeatureRidge(_PrimalModel):
     coef_ : ndarray of shape (n_features_out_,) or (n_features_out_, n_targets)
     feature_map_ : object
         The fitted feature map.
-    L_ : ndarray of shape (n_features_out_, n_features_out_)
-        Lower Cholesky factor of ``Phi^T Phi + alpha I`` (plus jitter, if any).
+    L_ : ndarray
+        Lower Cholesky factor (plus jitter, if any) of the system solved: ``Phi^T Phi +
+        alpha I`` (``solver_ == "primal"``) or, with more features than samples,
+        ``Phi Phi^T + alpha I`` (``"dual"``).
     jitter_ : float
+    solver_ : {"primal", "dual"}
+        The smaller of the two systems, chosen in ``fit``: ``O(n p min(n, p))`` time,
+        ``O(min(n, p)^2)`` memory beyond the features.
+    features_fit_ : ndarray of shape (n_samples, n_features_out_) or None
+        Training features, kept for the dual only.
     n_features_in_, n_features_out_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a DataFrame with string column names.
 
     See Also
     --------
@@ -206,17 +222,26 @@ class RandomFeatureRidge(_PrimalModel):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any) -> RandomFeatureRidge:
-        """Fit the feature map and solve for the primal weights."""
+        """Fit the feature map and solve for the weights.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+        """
         alpha = check_positive_scalar(self.alpha, "alpha")
-        X = check_array(X, "X")
-        y = check_targets(y, X.shape[0])
+        X, y = validate_training_data(self, X, y, None, multi_output=True)
         self._fit_features(X, y, alpha)
         return self
 
     def predict(self, X: Any) -> np.ndarray:
         """``phi(X) coef_``, of shape (n_samples,) or (n_samples, n_targets)."""
-        _, Phi = self._predict_features(X)
-        return Phi @ self.coef_
+        return self._predict_features(X) @ self.coef_
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
 
 
 class RandomFeatureGP(GaussianPredictor, _PrimalModel):
@@ -234,7 +259,10 @@ class RandomFeatureGP(GaussianPredictor, _PrimalModel):
     * log marginal likelihood of ``N(0, Phi Phi^T + noise I)`` through the Woodbury and
       determinant identities.
 
-    Fitting costs ``O(n p^2 + p^3)`` for ``p`` features, prediction ``O(p^2)`` per point.
+    Fitting costs ``O(n p min(n, p))`` for ``p`` features: with more features than
+    samples the ``n x n`` dual system ``Phi Phi^T + noise I`` is solved instead (the same
+    posterior, by Woodbury), so memory stays ``O(n p + min(n, p)^2)``. Prediction costs
+    ``O(min(n, p) p)`` per point.
     The hyperparameters (feature map, ``noise``) are used as given, not fitted; to copy
     them from an exact GP pass its ``kernel_`` and ``noise_``.
 
@@ -268,9 +296,14 @@ class RandomFeatureGP(GaussianPredictor, _PrimalModel):
     ----------
     coef_ : ndarray of shape (n_features_out_,)
         Posterior mean of the weights (normalised targets).
-    L_ : ndarray of shape (n_features_out_, n_features_out_)
-        Lower Cholesky factor of ``Phi^T Phi + noise I`` (plus jitter, if any).
+    L_ : ndarray
+        Lower Cholesky factor (plus jitter, if any) of ``Phi^T Phi + noise I``
+        (``solver_ == "primal"``) or of ``Phi Phi^T + noise I`` (``"dual"``, when there
+        are more features than samples).
     jitter_ : float
+    solver_ : {"primal", "dual"}
+    features_fit_ : ndarray of shape (n_samples, n_features_out_) or None
+        Training features, kept for the dual only.
     feature_map_ : object
         The fitted feature map.
     noise_ : float
@@ -279,6 +312,8 @@ class RandomFeatureGP(GaussianPredictor, _PrimalModel):
     log_marginal_likelihood_value_ : float
         ``log N(y | 0, Phi Phi^T + noise I)`` of the normalised targets.
     n_features_in_, n_features_out_ : int
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a DataFrame with string column names.
 
     See Also
     --------
@@ -329,29 +364,41 @@ class RandomFeatureGP(GaussianPredictor, _PrimalModel):
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> RandomFeatureGP:
-        """Fit the feature map and compute the weight posterior."""
+        """Fit the feature map and compute the weight posterior.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,)
+            A column vector ``(n_samples, 1)`` is raveled with a ``DataConversionWarning``.
+        """
         noise = check_positive_scalar(self.noise, "noise")
         check_bool(self.normalize_y, "normalize_y")
-        X = check_array(X, "X")
-        y = check_target(y, X.shape[0])
+        X, y = validate_training_data(self, X, y, None, multi_output=False)
         mean, std = target_scaling(y, self.normalize_y)
         yn = (y - mean) / std
-        Phi, L = self._fit_features(X, yn, noise)
+        Phi = self._fit_features(X, yn, noise)
         self.noise_ = noise
         self.y_train_mean_, self.y_train_std_ = mean, std
-        self.log_marginal_likelihood_value_ = self._lml(Phi, L, yn, noise)
+        self.log_marginal_likelihood_value_ = self._lml(Phi, yn, noise)
         return self
 
-    def _lml(self, Phi: np.ndarray, L: np.ndarray, y: np.ndarray, noise: float) -> float:
-        """``log N(y | 0, Phi Phi^T + noise I)`` in ``O(n p)`` given ``L = chol(A)``.
+    def _lml(self, Phi: np.ndarray, y: np.ndarray, noise: float) -> float:
+        """``log N(y | 0, Phi Phi^T + noise I)`` in ``O(n p)`` given the fitted factor.
 
-        Woodbury: ``y^T (Phi Phi^T + s I)^-1 y = (y^T y - y^T Phi A^-1 Phi^T y) / s``;
+        Dual (``L = chol(Phi Phi^T + s I)``): the ordinary GP formula. Primal
+        (``L = chol(A)``, ``A = Phi^T Phi + s I``), through Woodbury:
+        ``y^T (Phi Phi^T + s I)^-1 y = (y^T y - y^T Phi A^-1 Phi^T y) / s``, and the
         determinant lemma: ``log|Phi Phi^T + s I| = log|A| + (n - p) log s``.
         """
         n, p = Phi.shape
-        b = Phi.T @ y
-        quad = (float(y @ y) - float(b @ self.coef_)) / noise
-        logdet = 2.0 * float(np.log(np.diagonal(L)).sum()) + (n - p) * math.log(noise)
+        logdet = 2.0 * float(np.log(np.diagonal(self.L_)).sum())
+        if self.solver_ == "dual":
+            v = scipy.linalg.solve_triangular(self.L_, y, lower=True, check_finite=False)
+            quad = float(v @ v)
+        else:
+            quad = (float(y @ y) - float((Phi.T @ y) @ self.coef_)) / noise
+            logdet += (n - p) * math.log(noise)
         return -0.5 * (quad + logdet + n * _LOG_2PI)
 
     # ------------------------------------------------------------------ prediction
@@ -359,15 +406,30 @@ class RandomFeatureGP(GaussianPredictor, _PrimalModel):
         self, X: Any, what: Spread
     ) -> tuple[np.ndarray, np.ndarray | None, float]:
         """``phi^T coef`` and ``noise phi^T A^-1 phi`` (its diagonal for ``"var"``)."""
-        _, Phi = self._predict_features(X)
+        Phi = self._predict_features(X)
         mean = Phi @ self.coef_
         if what == "mean":
             return mean, None, self.noise_
+        if self.solver_ == "dual":
+            # noise phi^T A^-1 phi' = phi^T phi' - k^T (Phi Phi^T + noise I)^-1 k' with
+            # k = Phi_fit phi (Woodbury): the exact GP's formula for the kernel phi^T phi'
+            V = scipy.linalg.solve_triangular(
+                self.L_, self.features_fit_ @ Phi.T, lower=True, check_finite=False
+            )
+            if what == "cov":
+                return mean, Phi @ Phi.T - V.T @ V, self.noise_
+            prior = np.einsum("ij,ij->i", Phi, Phi)
+            return mean, prior - np.einsum("ij,ij->j", V, V), self.noise_
         # V = L^-1 phi(X*)^T, so noise V^T V = noise phi^T A^-1 phi
         V = scipy.linalg.solve_triangular(self.L_, Phi.T, lower=True, check_finite=False)
         if what == "cov":
             return mean, self.noise_ * (V.T @ V), self.noise_
         return mean, self.noise_ * np.einsum("ij,ij->j", V, V), self.noise_
+
+    def _prior_variance(self, X: Any) -> np.ndarray:
+        """``phi(x)^T phi(x)``, the model's prior variance of ``f(x)`` (normalised scale)."""
+        Phi = self._predict_features(X)
+        return np.einsum("ij,ij->i", Phi, Phi)
 
     # ------------------------------------------------------------------ comparison
     def kl_to(

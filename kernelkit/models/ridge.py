@@ -9,17 +9,18 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import check_array, check_positive_scalar
+from kernelkit._validation import check_positive_scalar, validate_X
+from kernelkit.kernels import Kernel
 from kernelkit.models._common import (
-    PRECOMPUTED,
     apply_feature_map,
-    check_fit_input,
     check_objects,
-    check_predict_input,
-    check_targets,
+    is_precomputed,
     n_objects,
-    primal_solve,
     resolve_kernel,
+    ridge_on_features,
+    validate_targets,
+    validate_test_input,
+    validate_training_data,
 )
 from kernelkit.models._linalg import cholesky_jitter
 
@@ -35,10 +36,10 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     so ``alpha`` means the same as in :class:`sklearn.kernel_ridge.KernelRidge`; there
     is no intercept.
 
-    With ``feature_map`` the same problem is solved in the primal,
-    ``w = (Phi^T Phi + alpha I)^-1 Phi^T y`` (Rowland (2018) eq. 5.5), in
+    With ``feature_map`` the same problem is solved for the weights of the explicit
+    features, ``w = (Phi^T Phi + alpha I)^-1 Phi^T y`` (Rowland (2018) eq. 5.5), in
     ``O(n m^2)`` time for ``m`` features instead of ``O(n^3)`` — the point of random
-    features.
+    features (with more features than samples, through the ``n x n`` dual system).
 
     Parameters
     ----------
@@ -68,7 +69,10 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     feature_map_ : object
         The fitted feature map (primal mode).
     n_features_in_ : int
-        Number of input features, for kernels on vectors.
+        Number of input features, for array input (the number of training samples for
+        ``"precomputed"``).
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a DataFrame with string column names.
 
     See Also
     --------
@@ -97,26 +101,28 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         return check_positive_scalar(self.alpha, "alpha")
 
     def fit(self, X: Any, y: Any) -> KernelRidge:
-        """Solve for the dual (or, with ``feature_map``, primal) coefficients."""
+        """Solve for the dual (or, with ``feature_map``, primal) coefficients.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), list of objects, or Gram matrix
+            Training inputs of the kind ``kernel`` takes (see the class docstring).
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+            Targets; predictions have the same number of dimensions.
+        """
         alpha = self._check_alpha()
         if self.feature_map is not None:
             return self._fit_primal(X, y, alpha)
         for attr in ("coef_", "feature_map_"):
             self.__dict__.pop(attr, None)
         kernel = resolve_kernel(self.kernel)
-        X = check_fit_input(X, kernel)
-        y = check_targets(y, n_objects(X))
-        if kernel == PRECOMPUTED:
-            K = np.array(X, dtype=np.float64)
-        else:
-            K = kernel(X)
+        X, y = validate_training_data(self, X, y, kernel, multi_output=True)
+        K = kernel(X) if isinstance(kernel, Kernel) else np.array(X, dtype=np.float64)
         K[np.diag_indices_from(K)] += alpha
         L = cholesky_jitter(K, name="K + alpha*I")
         self.dual_coef_ = scipy.linalg.cho_solve((L, True), y, check_finite=False)
         self.kernel_ = kernel
         self.X_fit_ = X
-        if kernel != PRECOMPUTED and kernel.requires_vector_input:
-            self.n_features_in_ = X.shape[1]
         return self
 
     def _fit_primal(self, X: Any, y: Any, alpha: float) -> KernelRidge:
@@ -130,16 +136,32 @@ class KernelRidge(RegressorMixin, BaseEstimator):
                 "feature_map must be callable or have a transform / fit_transform method, "
                 f"got {type(fm).__name__}"
             )
-        for attr in ("dual_coef_", "X_fit_", "kernel_", "n_features_in_"):
+        for attr in ("dual_coef_", "X_fit_", "kernel_"):
             self.__dict__.pop(attr, None)
-        X = check_array(X, "X") if isinstance(X, np.ndarray) else check_objects(X)
+        X = self._primal_input(X, reset=True)
         if hasattr(fm, "fit_transform"):
             fm = clone(fm, safe=False)
         Phi = apply_feature_map(fm, X, fit=True)
-        y = check_targets(y, n_objects(X))
-        self.coef_ = primal_solve(Phi, y, alpha, "Phi^T Phi + alpha*I")[0]
+        y = validate_targets(self, y, n_objects(X), multi_output=True)
+        self.coef_ = ridge_on_features(Phi, y, alpha, "Phi^T Phi + alpha*I").coef
         self.feature_map_ = fm
         return self
+
+    def _primal_input(self, X: Any, *, reset: bool) -> Any:
+        """Arrays are validated (feature counts, names); anything else is handed to the
+        feature map as it is."""
+        if isinstance(X, np.ndarray) or hasattr(X, "iloc"):  # an array or a DataFrame
+            return validate_X(self, X, reset=reset, dtype=np.float64)
+        if reset:
+            self.__dict__.pop("n_features_in_", None)
+            self.__dict__.pop("feature_names_in_", None)
+        return check_objects(X)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
+        tags.target_tags.multi_output = True
+        return tags
 
     # ------------------------------------------------------------------ prediction
     def predict(self, X: Any) -> np.ndarray:
@@ -150,10 +172,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         ndarray of shape (n_samples,) or (n_samples, n_targets)
         """
         if hasattr(self, "coef_"):
-            if isinstance(X, np.ndarray):
-                X = check_array(X, "X")
-            else:
-                check_objects(X)
+            X = self._primal_input(X, reset=False)
             Phi = apply_feature_map(self.feature_map_, X, fit=False)
             if Phi.shape[1] != self.coef_.shape[0]:
                 raise ValueError(
@@ -163,7 +182,6 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             return Phi @ self.coef_
         check_is_fitted(self, "dual_coef_")
         kernel = self.kernel_
-        n_train = n_objects(self.X_fit_)
-        X = check_predict_input(X, kernel, n_train, getattr(self, "n_features_in_", None))
-        Kt = X if kernel == PRECOMPUTED else kernel(X, self.X_fit_)
+        X = validate_test_input(self, X, kernel, n_objects(self.X_fit_))
+        Kt = kernel(X, self.X_fit_) if isinstance(kernel, Kernel) else X  # else precomputed
         return Kt @ self.dual_coef_

@@ -6,40 +6,33 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.model_selection import StratifiedKFold
 from sklearn.svm import SVC
-from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import check_in, check_int, check_positive, check_positive_scalar
+from kernelkit._validation import (
+    check_bool,
+    check_in,
+    check_int,
+    check_positive,
+    check_positive_scalar,
+    check_random_state,
+)
+from kernelkit.kernels import Kernel
 from kernelkit.models._common import (
-    PRECOMPUTED,
-    check_fit_input,
-    check_predict_input,
+    is_precomputed,
     n_objects,
     resolve_kernel,
     take,
+    validate_test_input,
+    validate_training_data,
 )
 
 __all__ = ["KernelSVC"]
-
-
-def _check_labels(y: Any, n_samples: int) -> np.ndarray:
-    if y is None or isinstance(y, (str, bytes)):
-        raise TypeError(f"y must be an array of class labels, got {type(y).__name__}")
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-dimensional (one label per sample), got shape {y.shape}")
-    if y.shape[0] != n_samples:
-        raise ValueError(f"y has length {y.shape[0]}, but X has {n_samples} samples")
-    if np.issubdtype(y.dtype, np.number) and not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinity")
-    if type_of_target(y) not in ("binary", "multiclass"):
-        raise ValueError(
-            f"y must hold class labels; got {type_of_target(y)} values "
-            "(use a regressor for continuous targets)"
-        )
-    return y
 
 
 class KernelSVC(ClassifierMixin, BaseEstimator):
@@ -73,6 +66,17 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         Stopping tolerance of libsvm.
     max_iter : int, default=-1
         Iteration limit of libsvm; -1 means none.
+    probability : bool, default=False
+        Also fit Platt scaling, so that :meth:`predict_proba` is available: a sigmoid of
+        the decision values, fitted on out-of-fold decision values of a stratified 5-fold
+        cross-validation (fewer folds when a class has fewer than 5 samples; Platt 1999):
+        scikit-learn's ``CalibratedClassifierCV(method="sigmoid", ensemble=False)``, which
+        replaces ``SVC(probability=True)`` (deprecated in scikit-learn 1.9). Multiclass
+        problems calibrate each class's one-vs-rest decision value and normalise the rows,
+        so they need ``multiclass="ovr"``. Costs five more fits; ``predict_proba``'s argmax
+        can disagree with ``predict``, as in scikit-learn.
+    random_state : int, RandomState or None, default=None
+        Seeds the folds of the calibration for ``probability=True`` (unused otherwise).
 
     Attributes
     ----------
@@ -88,6 +92,15 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         Training inputs (not kept for ``"precomputed"``).
     shape_fit_ : tuple
         ``(n_train,)``; the number of columns predict expects for "precomputed".
+    calibrated_ : sklearn.calibration.CalibratedClassifierCV
+        The Platt scaling (``probability=True`` only).
+    n_iter_ : ndarray of int
+        libsvm iterations of each binary problem ("ovo": one per pair of classes,
+        "ovr": one per class).
+    n_features_in_ : int
+        Number of input features for array input (``n_train`` for "precomputed").
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a DataFrame with string column names.
 
     Examples
     --------
@@ -109,6 +122,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         class_weight: Any = None,
         tol: float = 1e-3,
         max_iter: int = -1,
+        probability: bool = False,
+        random_state: Any = None,
     ):
         self.kernel = kernel
         self.C = C
@@ -116,6 +131,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.tol = tol
         self.max_iter = max_iter
+        self.probability = probability
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         check_positive_scalar(self.C, "C")
@@ -124,6 +141,8 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         check_int(self.max_iter, "max_iter", minimum=-1)
         if self.max_iter == 0:
             raise ValueError("max_iter must be -1 (no limit) or >= 1, got 0")
+        check_bool(self.probability, "probability")
+        check_random_state(self.random_state)
         cw = self.class_weight
         if not (cw is None or isinstance(cw, dict) or (isinstance(cw, str) and cw == "balanced")):
             raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {cw!r}")
@@ -143,22 +162,36 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         )
 
     def fit(self, X: Any, y: Any) -> KernelSVC:
-        """Compute the training Gram matrix and fit the SVC(s)."""
+        """Compute the training Gram matrix and fit the SVC(s).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), list of objects, or Gram matrix
+            Training inputs of the kind ``kernel`` takes.
+        y : array of shape (n_samples,)
+            Class labels (numbers or strings); a column vector is raveled with a
+            ``DataConversionWarning``.
+        """
         self._check_params()
         kernel = resolve_kernel(self.kernel)
-        X = check_fit_input(X, kernel)
+        X, y = validate_training_data(self, X, y, kernel, multi_output=False, y_numeric=False)
+        check_classification_targets(y)
         n = n_objects(X)
-        y = _check_labels(y, n)
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(
-                f"y has a single class ({classes[0]!r}); a classifier needs at least 2 classes"
+                f"y has one class ({classes[0]!r}); a classifier needs at least 2 classes"
             )
-        K = X if kernel == PRECOMPUTED else kernel(X)
+        if self.probability and classes.size > 2 and self.multiclass == "ovo":
+            raise ValueError(
+                "probability=True calibrates one decision value per class, which needs "
+                'multiclass="ovr" for more than two classes'
+            )
+        K = kernel(X) if isinstance(kernel, Kernel) else X  # else precomputed
         if not np.isfinite(K).all():
             raise ValueError("the kernel matrix contains NaN or infinity")
 
-        for attr in ("n_support_", "dual_coef_", "intercept_", "X_fit_", "n_features_in_"):
+        for attr in ("n_support_", "dual_coef_", "intercept_", "X_fit_"):
             self.__dict__.pop(attr, None)
         if classes.size == 2 or self.multiclass == "ovo":
             svc = self._svc(self.class_weight).fit(K, y)
@@ -185,18 +218,38 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         else:
             self.support_ = self._support_union
         self.shape_fit_ = (n,)
-        if kernel != PRECOMPUTED:
+        self.n_iter_ = np.concatenate([np.atleast_1d(e.n_iter_) for e in self.estimators_])
+        if not is_precomputed(kernel):
             self.X_fit_ = X
-            if kernel.requires_vector_input:
-                self.n_features_in_ = X.shape[1]
+        self.__dict__.pop("calibrated_", None)
+        if self.probability:
+            self.calibrated_ = self._platt(X, y)
         return self
+
+    def _platt(self, X: Any, y: np.ndarray) -> CalibratedClassifierCV:
+        """Sigmoid calibration on out-of-fold decision values (see ``probability``)."""
+        smallest = int(np.unique(y, return_counts=True)[1].min())
+        if smallest < 2:
+            raise ValueError(
+                "probability=True needs at least 2 samples of every class (Platt scaling is "
+                "fitted on out-of-fold decision values)"
+            )
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        folds = StratifiedKFold(n_splits=min(5, smallest), shuffle=True, random_state=seed)
+        base = clone(self).set_params(probability=False)
+        return CalibratedClassifierCV(base, method="sigmoid", cv=folds, ensemble=False).fit(X, y)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = is_precomputed(self.kernel)
+        return tags
 
     def _test_gram(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "estimators_")
         kernel = self.kernel_
         n_train = self.shape_fit_[0]
-        X = check_predict_input(X, kernel, n_train, getattr(self, "n_features_in_", None))
-        if kernel == PRECOMPUTED:
+        X = validate_test_input(self, X, kernel, n_train)
+        if not isinstance(kernel, Kernel):  # precomputed
             return X
         # Only support-vector columns enter the decision function; the rest stay 0.
         Kt = np.zeros((n_objects(X), n_train))
@@ -227,3 +280,29 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             return self.estimators_[0].predict(Kt)
         dec = np.column_stack([e.decision_function(Kt) for e in self.estimators_])
         return self.classes_[np.argmax(dec, axis=1)]
+
+    def _check_proba(self) -> bool:
+        if not self.probability:
+            raise AttributeError(
+                "predict_proba is not available when probability=False; "
+                "fit with KernelSVC(..., probability=True)"
+            )
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities from Platt scaling (see ``probability``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; rows sum to 1.
+        """
+        check_is_fitted(self, "calibrated_")
+        return self.calibrated_.predict_proba(X)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
