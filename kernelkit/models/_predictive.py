@@ -24,8 +24,13 @@ def target_scaling(y: np.ndarray, normalize: bool) -> tuple[float, float]:
     else ``(0, 1)``."""
     if not normalize:
         return 0.0, 1.0
-    std = float(np.std(y))
-    return float(np.mean(y)), std if std > 0 else 1.0
+    # on y / max|y|, so that squares cannot overflow (|y| up to ~1e308 stays finite)
+    top = float(np.max(np.abs(y)))
+    if not top > 0:
+        return 0.0, 1.0
+    z = y / top
+    mean, std = float(np.mean(z)) * top, float(np.std(z)) * top
+    return mean, std if std > 0 else 1.0
 
 
 class GaussianPredictor:

@@ -145,6 +145,65 @@ class NoiseAtBoundWarning(ConvergenceWarning):
     """The fitted noise variance of a GP ended at the lower end of ``noise_bounds``."""
 
 
+#: A log-hyperparameter within this distance of a bound is "at the bound" (0.1 % of the
+#: value: the profiled search maps back to a few 1e-6 off the bound it ran into).
+_AT_BOUND = 1e-3
+
+
+def _is_signal_variance(name: str) -> bool:
+    return name == "variance" or name.endswith("__variance")
+
+
+def _signal_restart(
+    theta: np.ndarray, theta0: np.ndarray, bounds: np.ndarray, names: list[str], y: np.ndarray
+) -> np.ndarray | None:
+    """A start with every signal variance at the scale of ``y`` (its mean square), if the
+    search ended with one of them at its lower bound; else ``None``."""
+    idx = [i for i, name in enumerate(names) if _is_signal_variance(name)]
+    if not any(theta[i] <= bounds[i, 0] + _AT_BOUND for i in idx):
+        return None
+    scale = float(np.mean(y * y))
+    if not (np.isfinite(scale) and scale > 0):
+        return None
+    start = theta0.copy()
+    start[idx] = np.clip(math.log(scale), bounds[idx, 0], bounds[idx, 1])
+    return start
+
+
+def _warn_at_bounds(theta: np.ndarray, bounds: np.ndarray, names: list[str]) -> None:
+    """One ConvergenceWarning per fitted hyperparameter left at a bound (the noise at its
+    lower bound gets a NoiseAtBoundWarning with the usual cause)."""
+    for value, (lo, hi), name in zip(theta, bounds, names, strict=True):
+        at_lo, at_hi = value <= lo + _AT_BOUND, value >= hi - _AT_BOUND
+        if not (at_lo or at_hi) or lo == hi:
+            continue
+        if name == "noise" and at_lo:
+            warnings.warn(
+                f"the fitted noise variance is at its lower bound {math.exp(lo):.3g}; the "
+                "marginal likelihood would take it lower. Expected for noise-free data; for "
+                "noisy data the usual cause is repeated inputs with equal targets "
+                "(duplicate records), which make the likelihood grow without bound as the "
+                "noise vanishes: remove the duplicates or raise the lower end of noise_bounds",
+                NoiseAtBoundWarning,
+                stacklevel=3,
+            )
+            continue
+        side, bound = ("lower", lo) if at_lo else ("upper", hi)
+        param = name.split("[")[0].rsplit("__", 1)[-1]
+        warnings.warn(
+            f"the fitted {name} is at its {side} bound {math.exp(bound):.3g}; the marginal "
+            f"likelihood would move it further. Widen {param}_bounds (or noise_bounds) if "
+            "a value beyond it is plausible"
+            + (
+                "; a signal variance at its lower bound means the data look like pure noise"
+                if _is_signal_variance(name) and at_lo
+                else ""
+            ),
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
 class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator):
     """Gaussian process regression, Algorithm 2 of the assignment.
 
@@ -229,10 +288,12 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     search backs off); the final factorisation uses jitter with a
     :class:`~kernelkit.models.NumericalWarning`, or raises ``LinAlgError`` with advice.
     If the starting point itself cannot be factorised, the optimiser cannot move and
-    the start is kept (with a ``ConvergenceWarning``). A fitted noise at its lower bound
-    gives a :class:`NoiseAtBoundWarning` (a ``ConvergenceWarning``): with noisy data it
-    usually means duplicate records (equal inputs and targets), for which the likelihood
-    is unbounded.
+    the start is kept (with a ``ConvergenceWarning``). Any fitted hyperparameter at a
+    bound gives a ``ConvergenceWarning`` naming it; for the noise at its lower bound, a
+    :class:`NoiseAtBoundWarning`: with noisy data it usually means duplicate records
+    (equal inputs and targets), for which the likelihood is unbounded. A signal variance
+    at its lower bound (the data explained as pure noise) is checked by a second search
+    that starts from a variance at the scale of the targets; the better optimum is kept.
 
     During ``fit`` every BLAS pool runs on one thread except the two LAPACK calls of
     each evaluation, which use all BLAS threads for n >= 1000 (see
@@ -342,17 +403,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             theta = result.x
             k_theta, noise = self._split(theta, kernel, None if fit_noise else float(self.noise))
             kernel.theta = k_theta
-            if fit_noise and theta[-1] <= bounds[-1, 0] + 1e-6:
-                warnings.warn(
-                    f"the fitted noise variance is at its lower bound "
-                    f"{math.exp(bounds[-1, 0]):.3g}; the marginal likelihood would take it "
-                    "lower. Expected for noise-free data; for noisy data the usual cause is "
-                    "repeated inputs with equal targets (duplicate records), which make the "
-                    "likelihood grow without bound as the noise vanishes: remove the "
-                    "duplicates or raise the lower end of noise_bounds",
-                    NoiseAtBoundWarning,
-                    stacklevel=2,
-                )
+            names = kernel.theta_names + (["noise"] if fit_noise else [])
+            _warn_at_bounds(theta, bounds, names)
         else:  # the given hyperparameters, exactly (no round trip through logarithms)
             theta, noise = theta0, float(self.noise)
 
@@ -434,6 +486,15 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 if np.isfinite(best.fun) and np.any(outside):
                     clipped = np.clip(best.x, bounds[:, 0], bounds[:, 1])
                     best = _best_lbfgs(objective, [clipped], bounds)
+            # a signal variance driven to its lower bound explains the data as pure noise:
+            # an optimum, or a line search that overshot into the flat tail of the
+            # (profile) likelihood; a second search from a variance at the data's scale
+            # tells which
+            retry = _signal_restart(best.x, theta0, bounds, kernel.theta_names, y)
+            if retry is not None:
+                again = _best_lbfgs(objective, [retry], bounds)
+                if again.fun < best.fun:
+                    best = again
         if not np.isfinite(best.fun):
             warnings.warn(
                 "the log marginal likelihood could not be evaluated at any optimiser "

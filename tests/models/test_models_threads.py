@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import scipy.linalg
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -55,6 +56,7 @@ def test_not_entered_changes_nothing() -> None:
         assert _blas_threads() == before
 
 
+@pytest.mark.filterwarnings("ignore:the fitted lengthscale:sklearn.exceptions.ConvergenceWarning")
 def test_fit_restores_thread_counts_and_is_bitwise_reproducible() -> None:
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(300, 2))
