@@ -127,8 +127,8 @@ def check_target(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
 
 def check_positive(value: Any, name: str, *, strict: bool = True) -> Any:
     """Check that a scalar or array hyperparameter is finite and positive (or >= 0)."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be a number, got bool")
+    if isinstance(value, bool) or value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):

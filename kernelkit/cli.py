@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 
@@ -27,17 +28,20 @@ class UsageError(Exception):
 
 
 def _print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None:
-    cells = [[str(c) for c in header]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    """Aligned columns; a cell with line breaks spans several lines of its row."""
+    cells = [[str(c).split("\n") for c in header]] + [[str(c).split("\n") for c in r] for r in rows]
+    widths = [max(len(line) for r in cells for line in r[i]) for i in range(len(header))]
     for k, row in enumerate(cells):
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+        for j in range(max(len(c) for c in row)):
+            parts = [c[j] if j < len(c) else "" for c in row]
+            print("  ".join(p.ljust(w) for p, w in zip(parts, widths, strict=True)).rstrip())
         if k == 0:
             print("  ".join("-" * w for w in widths))
 
 
-def _shorten(text: str, width: int = 110) -> str:
-    """One line of at most ``width`` characters (the report has the full text)."""
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _wrap(text: str, width: int = 72) -> str:
+    """``text`` broken into lines of at most ``width`` characters, nothing left out."""
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False)) or text
 
 
 # ---------------------------------------------------------------- datasets
@@ -127,12 +131,12 @@ def _cmd_tour(args: argparse.Namespace) -> int:
         print(f"  running {name} ...", flush=True)
         try:
             res = experiments.run_experiment(name, quick=True, out=args.out, random_state=args.seed)
-            rows.append((name, _shorten(res.headline), f"{res.seconds:.1f}"))
+            rows.append((name, _wrap(res.headline), f"{res.seconds:.1f}"))
         except Exception as exc:  # one broken experiment must not hide the others
             if args.debug:
                 raise
             failed.append(name)
-            rows.append((name, f"FAILED: {type(exc).__name__}: {exc}", "-"))
+            rows.append((name, _wrap(f"FAILED: {type(exc).__name__}: {exc}"), "-"))
     print()
     _print_table(rows, ["experiment", "headline", "seconds"])
     index = write_report(args.out)

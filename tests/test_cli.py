@@ -152,3 +152,34 @@ def test_entry_point_runs_as_module():
     assert proc.returncode == 1
     assert proc.stderr.startswith("kernelkit: error:")
     assert "Traceback" not in proc.stderr
+
+
+def test_tour_table_wraps_a_long_headline_without_cutting_it(tmp_path, capsys):
+    from kernelkit import experiments
+
+    experiments.names()
+    saved = dict(experiments._REGISTRY)
+    words = [f"number{i}={i / 7:.6f}" for i in range(25)]
+
+    @experiments.register("toy-long", title="Long", source="nowhere")
+    def run(quick, out, random_state):
+        return {"headline": " ".join(words)}
+
+    try:
+        code, out, _ = run_cli(capsys, "tour", "--only", "toy-long", "--out", str(tmp_path))
+    finally:
+        experiments._REGISTRY.clear()
+        experiments._REGISTRY.update(saved)
+    assert code == 0 and "…" not in out
+    table = out.split("seconds", 1)[1].split("total", 1)[0]
+    assert all(w in table for w in words)  # every number is printed, in order
+    assert " ".join(table.split()).find(" ".join(words[:3])) >= 0
+    rule, first, *continued = [line for line in table.splitlines() if line.strip()]
+    assert rule.startswith("---") and first.startswith("toy-long") and continued
+    column = first.index(words[0])
+    for line in continued:  # continuation lines: blank name column, text in the headline's
+        assert line[:column].strip() == "" and line[column] != " "
+        assert len(line) <= column + 72
+
+
+run_cli = run

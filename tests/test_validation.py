@@ -45,6 +45,8 @@ def test_check_positive_scalar_returns_a_float(value) -> None:
         (np.inf, ValueError, "noise must be finite"),
         ("a", TypeError, "noise must be a number"),
         (True, TypeError, "noise must be a number, got bool"),
+        (None, TypeError, "noise must be a number, got NoneType"),
+        ("1.5", TypeError, "noise must be a number, got str"),
     ],
 )
 def test_check_positive_scalar_names_the_argument(value, error, message) -> None:
