@@ -6,6 +6,8 @@ import re
 
 import numpy as np
 
+from kernelkit._validation import check_bool
+
 from . import _files
 
 __all__ = ["load_classic3"]
@@ -59,6 +61,8 @@ def load_classic3(
     >>> len(docs), sorted(set(labels.tolist()))
     (3891, ['CISI', 'CRAN', 'MED'])
     """
+    drop_empty = check_bool(drop_empty, "drop_empty")
+    return_ids = check_bool(return_ids, "return_ids")
     documents: list[str] = []
     labels: list[str] = []
     ids: list[int] = []

@@ -48,8 +48,10 @@ def load_tu(name: str) -> tuple[list[nx.Graph], np.ndarray]:
     -------
     graphs : list of networkx.Graph
         One undirected graph per molecule, nodes ``0..n_i-1`` in file order, node attribute
-        ``label`` (int, atom type), edge attribute ``label`` (int, bond type) for MUTAG, and
-        ``graph.graph["name"]`` equal to ``"<NAME>_<graph id>"`` (1-based TU graph id).
+        ``label`` (int, atom type), edge attribute ``label`` (int, bond type) for MUTAG
+        only (NCI1 and NCI109 have no edge labels: edge kernels need ``edge_label=None``
+        there), and ``graph.graph["name"]`` equal to ``"<NAME>_<graph id>"`` (1-based TU
+        graph id).
     y : ndarray of int64, shape (n_graphs,)
         The raw graph labels: 1/-1 for MUTAG (125 / 63), 1/0 for NCI1 and NCI109.
 
@@ -71,7 +73,11 @@ def load_tu(name: str) -> tuple[list[nx.Graph], np.ndarray]:
     >>> len(graphs), graphs[0].number_of_nodes(), int(y[0])
     (188, 17, 1)
     """
-    canonical = {d.lower(): d for d in TU_DATASETS}.get(str(name).lower())
+    if not isinstance(name, str):
+        raise TypeError(
+            f"name must be a str, one of {', '.join(TU_DATASETS)}; got {type(name).__name__}"
+        )
+    canonical = {d.lower(): d for d in TU_DATASETS}.get(name.lower())
     if canonical is None:
         raise ValueError(f"unknown TU dataset {name!r}; choose one of {', '.join(TU_DATASETS)}")
     listed = set(_files.listed_files(f"tu/{canonical}/"))
@@ -103,13 +109,17 @@ def read_tu(
     graphs : list of networkx.Graph
         As in :func:`load_tu`. Nodes carry a ``label`` attribute only when
         ``<name>_node_labels.txt`` exists, and edges only when ``<name>_edge_labels.txt``
-        exists. Duplicate and reversed pairs in ``_A.txt`` give one undirected edge (the
-        label of its first occurrence is kept); self-loops are kept.
+        exists (without them, graph kernels need ``node_label=None`` /
+        ``edge_label=None``: a label name that no node has is an error there). Duplicate
+        and reversed pairs in ``_A.txt`` give one undirected edge (the label of its first
+        occurrence is kept); self-loops are kept.
     y : ndarray of int64, shape (n_graphs,)
         Graph labels as written in ``<name>_graph_labels.txt``.
 
     Raises
     ------
+    TypeError
+        If ``directory`` is not a path or ``name`` not a str.
     FileNotFoundError
         If ``directory`` or a required file is missing.
     ValueError
@@ -123,6 +133,15 @@ def read_tu(
     >>> from kernelkit.datasets import read_tu
     >>> graphs, y = read_tu("downloads/PROTEINS")  # doctest: +SKIP
     """
+    if not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(
+            "directory must be a path (str or os.PathLike) to a TU dataset folder, got "
+            f"{type(directory).__name__}"
+        )
+    if name is not None and not isinstance(name, str):
+        raise TypeError(
+            f"name must be a str (the DS of DS_A.txt) or None, got {type(name).__name__}"
+        )
     directory = Path(directory)
     if not directory.is_dir():
         raise FileNotFoundError(f"TU dataset folder {directory} does not exist")

@@ -2,7 +2,12 @@
 
 Graphs in are ``networkx.Graph`` objects (node attribute ``label``) or scipy sparse
 adjacency matrices (optionally paired with a labels array); see
-:mod:`kernelkit.graphs._convert`. Each concern lives in its own module, separately tested:
+:mod:`kernelkit.graphs._convert`. Labels are asked for by name (``node_label``,
+``edge_label``): every node must carry the named label, and degrees are used only with
+``node_label=None``. Labels are any hashable values, compared as Python compares them
+(``1 == 1.0 == True``, ``2**53 + 1 != 2**53``), with all NaNs one label
+(:mod:`kernelkit.graphs._labels`). Each concern lives in its own module, separately
+tested:
 
 ======================  ================================================================
 ``wl``                  colour refinement (Algorithm 1): ``wl_colours``,

@@ -9,20 +9,19 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import check_in
+from kernelkit._validation import check_bool
 
-from ._convert import GraphBatch, graph_batch
+from ._convert import GraphBatch, check_attribute_name, graph_batch
 from .normalize import normalize_rows
 
-__all__ = ["GraphFeatures"]
+__all__ = ["GraphFeatures", "label_name"]
 
 
-def _check_attribute_name(value: Any, name: str) -> None:
-    """A node or edge attribute name: a str, or None."""
-    if value is not None and not isinstance(value, str):
-        raise TypeError(
-            f"{name} must be an attribute name (str) or None, got {type(value).__name__}"
-        )
+def label_name(value: Any) -> str:
+    """A label as it appears in a feature name: ``repr`` of its Python value (``'C'``, 3)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
 
 
 class GraphFeatures(TransformerMixin, BaseEstimator):
@@ -35,17 +34,22 @@ class GraphFeatures(TransformerMixin, BaseEstimator):
     cosine-normalised kernel.
 
     Subclasses implement ``_check_params``, ``_fit_counts(batch)`` and
-    ``_transform_counts(batch)``, each returning ``(counts, sq_norms)``.
+    ``_transform_counts(batch)``, each returning ``(counts, sq_norms)``, and may name their
+    columns in ``_feature_names()``.
     """
 
     def _check_common(self) -> None:
-        check_in(self.normalize, "normalize", (True, False))
-        _check_attribute_name(self.node_label, "node_label")
+        check_bool(self.normalize, "normalize")
+        check_attribute_name(self.node_label, "node_label")
+
+    def _parse_node_label(self) -> str | None:
+        """The node attribute to parse (``None``: degrees)."""
+        return self.node_label  # type: ignore[no-any-return]
 
     def _parse(self, graphs: Any) -> GraphBatch:
         # edge labels are parsed only for transformers that have an edge_label parameter
         edge_label = getattr(self, "edge_label", None)
-        return graph_batch(graphs, node_label=self.node_label, edge_label=edge_label)
+        return graph_batch(graphs, node_label=self._parse_node_label(), edge_label=edge_label)
 
     def fit(self, graphs: Any, y: Any = None) -> GraphFeatures:
         """Learn the feature vocabulary of ``graphs``.
@@ -55,8 +59,14 @@ class GraphFeatures(TransformerMixin, BaseEstimator):
         graphs : list
             Undirected ``networkx.Graph`` objects (node attribute ``node_label``), scipy
             sparse or dense NumPy adjacency matrices, or ``(adjacency, labels)`` pairs.
-            If no node of any graph carries a label, the degree is the label (Algorithm 1).
+            With ``node_label=None`` the degree is every node's label (Algorithm 1);
+            otherwise every node of every graph must carry a label (a name that no node
+            has is an error, not a silent switch to degrees).
         y : ignored
+
+        Returns
+        -------
+        self
         """
         self.fit_transform(graphs)
         return self
@@ -75,8 +85,41 @@ class GraphFeatures(TransformerMixin, BaseEstimator):
         counts, sq_norms = self._transform_counts(self._parse(graphs))
         return self._finish(counts, sq_norms)
 
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of the output columns.
+
+        Parameters
+        ----------
+        input_features : None
+            Graphs have no input features; only ``None`` is accepted (what a
+            :class:`~sklearn.pipeline.Pipeline` passes to its first step).
+
+        Returns
+        -------
+        ndarray of str objects, shape (n_features_out_,)
+            What each column counts where that is cheap to say (a label, a pair of
+            labels, a path triplet, a WL iteration's colour number), else
+            ``<classname><i>`` as scikit-learn's ``ClassNamePrefixFeaturesOutMixin``.
+        """
+        check_is_fitted(self, "n_features_out_")
+        if input_features is not None:
+            raise ValueError(
+                "input_features must be None: graph transformers take graphs, which have "
+                f"no input feature names (got {type(input_features).__name__})"
+            )
+        names = self._feature_names()
+        return np.asarray(names, dtype=object)
+
     def _finish(self, counts: sparse.csr_matrix, sq_norms: np.ndarray) -> sparse.csr_matrix:
         return normalize_rows(counts, sq_norms) if self.normalize else counts.tocsr()
+
+    def _feature_names(self) -> list[str]:
+        prefix = type(self).__name__.lower()
+        return [f"{prefix}{i}" for i in range(self.n_features_out_)]
+
+    def _label_prefix(self) -> str:
+        """What the fitted node codes stand for in feature names: the attribute or degree."""
+        return "degree" if not self.uses_labels_ else str(self.node_label)
 
     # to be provided by subclasses
     def _check_params(self) -> None:  # pragma: no cover
@@ -97,7 +140,8 @@ def node_raw_labels(batch: GraphBatch, uses_labels: bool, name: str = "graphs") 
         if batch.n_nodes == 0:
             return np.empty(0, dtype=np.int64)
         raise ValueError(
-            f"the transformer was fitted on labelled nodes, but no node of {name} has a "
-            "label; give every node a label (or fit on unlabelled graphs)"
+            f"the transformer was fitted on labelled nodes, but {name} were parsed without "
+            "labels (node_label was changed after fit?); refit, or transform with the "
+            "node_label used in fit"
         )
     return batch.labels

@@ -4,6 +4,17 @@
 sorted, else in order of first appearance). ``transform`` maps known labels to the same
 codes and gives every unseen label a fresh code ``K, K+1, ...`` (equal labels, equal
 codes), so that unseen labels still count in a graph's own norm but match nothing fitted.
+
+Label identity
+--------------
+Two labels are the same label exactly when Python's ``==`` says so (as for dict keys),
+with one exception: every NaN is one label (``float("nan")`` objects, ``np.nan``, NumPy
+float NaNs, any value not equal to itself). So ``1``, ``1.0``, ``True`` and
+``np.int64(1)`` are one label, ``"1"`` is another, and ``2**53 + 1`` differs from
+``2**53`` (and from ``float(2**53 + 1)``, which is ``2**53``). Numeric and string label
+arrays are coded with NumPy where NumPy compares them exactly (same dtype, or a common
+dtype that holds both sides exactly); every other case goes through a dict of the Python
+values.
 """
 
 from __future__ import annotations
@@ -13,7 +24,37 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Vocabulary", "combine_codes", "fit_codes", "transform_codes"]
+__all__ = [
+    "NAN_LABEL",
+    "Vocabulary",
+    "combine_codes",
+    "fit_codes",
+    "label_keys",
+    "split_key",
+    "transform_codes",
+]
+
+#: Integers of at most this magnitude are exact in float64 (and only they are sure to be).
+_FLOAT_EXACT = 2.0**53
+
+
+class _NaNLabel:
+    """The dict key of every NaN label: all instances are equal (also after pickling)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NaNLabel)
+
+    def __hash__(self) -> int:
+        return 0x6E616E  # any constant
+
+    def __repr__(self) -> str:
+        return "nan"
+
+
+#: The key that stands for every NaN label in dict lookups.
+NAN_LABEL = _NaNLabel()
 
 
 @dataclass
@@ -29,32 +70,74 @@ class Vocabulary:
 
     @property
     def index(self) -> dict[Any, int]:
+        """Label key (see :func:`label_keys`) -> code."""
         if self._index is None:
-            self._index = {v: k for k, v in enumerate(self.values.tolist())}
+            self._index = {v: k for k, v in enumerate(label_keys(self.values))}
         return self._index
 
 
+def label_keys(raw: np.ndarray) -> list[Any]:
+    """The Python values of ``raw`` as dict keys: every NaN replaced by :data:`NAN_LABEL`."""
+    keys = raw.tolist()
+    if raw.dtype.kind in "fc":
+        nan = np.flatnonzero(np.isnan(raw))
+    elif raw.dtype == object:
+        nan = np.flatnonzero(_not_self_equal(raw))
+    else:
+        return keys  # type: ignore[no-any-return]
+    for i in nan.tolist():
+        keys[i] = NAN_LABEL
+    return keys  # type: ignore[no-any-return]
+
+
+def _not_self_equal(raw: np.ndarray) -> np.ndarray:
+    """``x != x`` for every element of an object array (True exactly for the NaN-likes)."""
+    try:
+        out = np.asarray(raw != raw, dtype=bool)
+        if out.shape == raw.shape:
+            return out
+    except (TypeError, ValueError):
+        pass
+    return np.array([_is_nan_like(x) for x in raw.tolist()], dtype=bool)
+
+
+def _is_nan_like(x: Any) -> bool:
+    try:
+        return bool(x != x)
+    except (TypeError, ValueError):  # a comparison that raises is not a NaN
+        return False
+
+
 def fit_codes(raw: np.ndarray) -> tuple[Vocabulary, np.ndarray]:
-    """Learn a vocabulary from ``raw`` labels and return it with their codes."""
+    """Learn a vocabulary from ``raw`` labels and return it with their codes.
+
+    Numeric and string arrays are coded by ``np.unique`` (all NaNs one value); object
+    arrays by a dict of their values (all NaNs one key), in order of first appearance.
+    """
     raw = np.asarray(raw)
     if raw.dtype != object:
-        values, codes = np.unique(raw, return_inverse=True)
+        values, codes = np.unique(raw, return_inverse=True)  # equal_nan: one NaN
         return Vocabulary(values, True), codes.reshape(-1).astype(np.int64)
     index: dict[Any, int] = {}
-    codes = np.fromiter((index.setdefault(x, len(index)) for x in raw), np.int64, len(raw))
-    values = np.empty(len(index), dtype=object)
-    values[:] = list(index)
-    return Vocabulary(values, False, index), codes
+    keys = label_keys(raw)
+    codes = np.fromiter((index.setdefault(x, len(index)) for x in keys), np.int64, len(raw))
+    _, first = np.unique(codes, return_index=True)  # codes count up in order of appearance
+    return Vocabulary(raw[first], False, index), codes
 
 
 def transform_codes(vocab: Vocabulary, raw: np.ndarray) -> np.ndarray:
     """Codes of ``raw`` in ``vocab``; unseen labels get fresh codes from ``len(vocab)`` on."""
     raw = np.asarray(raw)
     n_known = len(vocab)
-    if vocab.sortable and raw.dtype != object and _comparable(vocab.values, raw):
+    common = _common_dtype(vocab.values, raw) if vocab.sortable else None
+    if common is not None:
+        values, raw = vocab.values.astype(common, copy=False), raw.astype(common, copy=False)
         if n_known:
-            pos = np.minimum(np.searchsorted(vocab.values, raw), n_known - 1)
-            known = vocab.values[pos] == raw
+            pos = np.minimum(np.searchsorted(values, raw), n_known - 1)
+            found = values[pos]
+            known = found == raw
+            if common.kind == "f":  # NaN sorts last, and is one label
+                known |= np.isnan(found) & np.isnan(raw)
         else:
             pos = np.zeros(len(raw), dtype=np.int64)
             known = np.zeros(len(raw), dtype=bool)
@@ -68,19 +151,48 @@ def transform_codes(vocab: Vocabulary, raw: np.ndarray) -> np.ndarray:
     return np.fromiter(
         (
             index[x] if x in index else unseen.setdefault(x, n_known + len(unseen))
-            for x in raw.tolist()
+            for x in label_keys(raw)
         ),
         np.int64,
         len(raw),
     )
 
 
-def _comparable(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether NumPy compares the two arrays' labels as Python would (numbers vs strings)."""
-    numeric = "biuf"
-    return (a.dtype.kind in numeric and b.dtype.kind in numeric) or (
-        a.dtype.kind == "U" and b.dtype.kind == "U"
-    )
+def _common_dtype(a: np.ndarray, b: np.ndarray) -> np.dtype | None:
+    """A dtype that holds the values of both arrays exactly, so that NumPy compares them as
+    Python compares the values; ``None`` when there is none (then a dict is used)."""
+    ka, kb = a.dtype.kind, b.dtype.kind
+    if a.dtype == b.dtype and ka in "biufU":
+        return a.dtype
+    if ka == "U" and kb == "U":
+        return np.result_type(a.dtype, b.dtype)
+    ints = "biu"
+    if ka in ints and kb in ints:
+        t = np.result_type(a.dtype, b.dtype)
+        if t.kind in ints:
+            return t
+        # int64 against uint64 (NumPy would go to float64): one of the two must fit
+        if _fits(a, np.int64) and _fits(b, np.int64):
+            return np.dtype(np.int64)
+        if _fits(a, np.uint64) and _fits(b, np.uint64):
+            return np.dtype(np.uint64)
+        return None
+    if ka in ints + "f" and kb in ints + "f":
+        for arr in (a, b):
+            if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+                return None  # long double: float64 would round it
+            if arr.dtype.kind in "iu" and len(arr):
+                if max(-int(arr.min()), int(arr.max())) >= _FLOAT_EXACT:
+                    return None  # an integer that float64 may not hold
+        return np.dtype(np.float64)
+    return None
+
+
+def _fits(arr: np.ndarray, dtype: type) -> bool:
+    if not len(arr):
+        return True
+    info = np.iinfo(dtype)
+    return bool(int(arr.min()) >= info.min and int(arr.max()) <= info.max)
 
 
 def combine_codes(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
@@ -116,3 +228,12 @@ def combine_codes(columns: list[np.ndarray], sizes: list[int]) -> np.ndarray:
             alt = alt * w + c[fresh]
         key[fresh] = base + alt
     return key
+
+
+def split_key(key: int, sizes: list[int]) -> tuple[int, ...]:
+    """The fitted codes of one key of :func:`combine_codes` (inverse for fitted rows)."""
+    out = []
+    for r in reversed([max(int(s), 1) for s in sizes]):
+        key, c = divmod(int(key), r)
+        out.append(c)
+    return tuple(reversed(out))

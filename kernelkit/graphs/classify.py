@@ -17,6 +17,7 @@ smaller ``h`` sums a prefix of the per-iteration Gram blocks.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +26,16 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 
 from kernelkit._progress import progress
-from kernelkit._validation import check_in, check_int, check_random_state
+from kernelkit._validation import (
+    check_bool,
+    check_in,
+    check_int,
+    check_positive_scalar,
+    check_random_state,
+)
 from kernelkit.models import KernelSVC
 
+from ._base import GraphFeatures
 from .features import EdgeHistogram, VertexHistogram, WeisfeilerLehman
 from .normalize import normalize_gram
 from .shortest_path import ShortestPath
@@ -40,21 +48,27 @@ __all__ = [
     "cross_validate_graphs",
     "select_parameters",
     "DEFAULT_C",
+    "DEFAULT_H",
 ]
 
 #: Kernel names accepted by :func:`graph_grams` and ``kernelkit graph-classify``.
 KERNELS = ("wl", "wl-final", "vertex", "edge", "shortest-path")
 #: The C grid of the issue: 10^-3 .. 10^3.
 DEFAULT_C = tuple(float(c) for c in 10.0 ** np.arange(-3, 4))
+#: The WL depths searched by default (``graph_grams``' default ``h_values``).
+DEFAULT_H = range(7)
+#: The kernels that have a depth ``h``.
+WL_KERNELS = ("wl", "wl-final")
 
 
 def graph_grams(
     graphs: Any,
     kernel: str = "wl",
-    h_values: Iterable[int] = range(7),
+    h_values: Iterable[int] = DEFAULT_H,
     *,
     normalize: bool = True,
     node_label: str | None = "label",
+    edge_label: str | None = "label",
 ) -> dict[int | None, np.ndarray]:
     """Gram matrices of ``graphs`` for every ``h`` (WL kernels) or the one of a base kernel.
 
@@ -65,20 +79,32 @@ def graph_grams(
         ``"wl"`` is the WL subtree kernel (iterations ``0..h``), ``"wl-final"`` the
         assignment's last-iteration-only variant.
     h_values : iterable of int, default=range(7)
-        The ``h`` to return (WL only). Features are computed once, for ``max(h_values)``.
+        The ``h`` to return (WL kernels only: giving it for another kernel is an error).
+        Features are computed once, for ``max(h_values)``.
     normalize : bool, default=True
     node_label : str or None, default="label"
+        Node attribute holding the labels (every node must have it); ``None``: degrees.
+    edge_label : str or None, default="label"
+        Edge attribute of the ``"edge"`` kernel (``None``: edges typed by the labels of
+        their endpoints); not used by the other kernels.
 
     Returns
     -------
     dict
         ``{h: K_h}`` for the WL kernels, ``{None: K}`` otherwise.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> grams = graph_grams([nx.path_graph(3), nx.star_graph(3)], "wl", [0, 1],
+    ...                     node_label=None)
+    >>> sorted(grams), grams[1].shape
+    ([0, 1], (2, 2))
     """
     check_in(kernel, "kernel", KERNELS)
-    if kernel in ("wl", "wl-final"):
-        hs = sorted({check_int(h, "h", minimum=0) for h in h_values})
-        if not hs:
-            raise ValueError("h_values is empty; give at least one number of iterations")
+    normalize = check_bool(normalize, "normalize")
+    if kernel in WL_KERNELS:
+        hs = _check_h_values(h_values)
         wl = WeisfeilerLehman(hs[-1], normalize=False, node_label=node_label)
         X = wl.fit_transform(graphs)
         off = wl.feature_offsets_
@@ -96,12 +122,34 @@ def graph_grams(
         if normalize:
             normalize_gram(out[hs[-1]], copy=False)
         return out
-    transformer = {
-        "vertex": VertexHistogram,
-        "edge": EdgeHistogram,
-        "shortest-path": ShortestPath,
-    }[kernel](normalize=normalize, node_label=node_label)
+    if h_values is not DEFAULT_H:
+        raise ValueError(
+            f"h_values applies to the WL kernels ({', '.join(WL_KERNELS)}) only; the "
+            f"{kernel!r} kernel has no depth: leave h_values out"
+        )
+    transformer: GraphFeatures
+    if kernel == "edge":
+        transformer = EdgeHistogram(
+            normalize=normalize, node_label=node_label, edge_label=edge_label
+        )
+    elif kernel == "vertex":
+        transformer = VertexHistogram(normalize=normalize, node_label=node_label)
+    else:
+        transformer = ShortestPath(normalize=normalize, node_label=node_label)
     return {None: gram(transformer.fit_transform(graphs))}
+
+
+def _check_h_values(h_values: Any) -> list[int]:
+    """The distinct depths in ``h_values``, sorted; a clear error for anything else."""
+    if isinstance(h_values, (str, bytes)) or not isinstance(h_values, Iterable):
+        raise TypeError(
+            "h_values must be an iterable of integers >= 0 (e.g. range(7)), got "
+            f"{type(h_values).__name__}"
+        )
+    hs = sorted({check_int(h, "h_values entries", minimum=0) for h in h_values})
+    if not hs:
+        raise ValueError("h_values is empty; give at least one number of iterations")
+    return hs
 
 
 @dataclass
@@ -215,14 +263,19 @@ def cross_validate_graphs(
     grams : dict
         ``{h: K_h}`` from :func:`graph_grams` (one entry for kernels without ``h``).
     y : array of shape (n_graphs,)
-        Class labels.
+        Class labels (at least two classes).
     C_values : sequence of float, default=10^-3 .. 10^3
+        Each finite and ``> 0``.
     n_folds : int, default=10
-        Outer stratified folds.
+        Outer stratified folds: ``2 <= n_folds <=`` the size of the smallest class (so
+        that every class is in every test fold).
     inner_folds : int, default=1
         1: one stratified validation split of ``validation_size`` of each training fold;
-        ``k >= 2``: inner stratified ``k``-fold cross-validation.
-    validation_size : float, default=0.2
+        ``k >= 2``: inner stratified ``k``-fold cross-validation (``k`` at most the
+        smallest class of every training fold).
+    validation_size : float in (0, 1), default=0.2
+        With ``inner_folds=1``: it must leave at least one graph of each class on both
+        sides of every training fold's split.
     random_state : int, RandomState or None
     show_progress : bool, default=True
         A progress bar over the outer folds (silent when not on a terminal).
@@ -230,6 +283,13 @@ def cross_validate_graphs(
     Returns
     -------
     GraphCVResult
+
+    Raises
+    ------
+    ValueError
+        Before any fitting, for folds or validation splits that cannot be made (the
+        message names the argument and the largest value that works), a Gram matrix of
+        the wrong shape or with NaN, a single class.
 
     Examples
     --------
@@ -243,22 +303,29 @@ def cross_validate_graphs(
     if not isinstance(grams, dict) or not grams:
         raise ValueError("grams must be a non-empty dict {h: Gram matrix} (see graph_grams)")
     y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (one class label per graph), got shape {y.shape}")
     n = len(y)
     for h, K in grams.items():
         if np.shape(K) != (n, n):
             raise ValueError(f"grams[{h!r}] has shape {np.shape(K)}, expected ({n}, {n})")
-    check_int(n_folds, "n_folds", minimum=2)
-    check_int(inner_folds, "inner_folds", minimum=1)
-    if not 0 < validation_size < 1:
-        raise ValueError(f"validation_size must be in (0, 1), got {validation_size!r}")
-    if len(C_values) == 0:
-        raise ValueError("C_values is empty")
+        if not np.isfinite(np.asarray(K, dtype=np.float64)).all():
+            raise ValueError(f"grams[{h!r}] contains NaN or infinity")
+    n_folds = check_int(n_folds, "n_folds", minimum=2)
+    inner_folds = check_int(inner_folds, "inner_folds", minimum=1)
+    validation_size = _check_fraction(validation_size, "validation_size")
+    C_values = _check_C_values(C_values)
+    show_progress = check_bool(show_progress, "show_progress")
+    _check_outer_folds(y, n_folds)
     rng = check_random_state(random_state)
     outer = StratifiedKFold(n_folds, shuffle=True, random_state=rng.randint(2**31 - 1))
     folds = list(outer.split(np.zeros(n), y))
+    for k, (train, _) in enumerate(folds):
+        _check_inner_splits(y[train], k, inner_folds, validation_size)
     inner_seed = int(rng.randint(2**31 - 1))
     accuracies, chosen = [], []
-    for train, test in progress(folds, desc="CV folds", total=n_folds):
+    shown = progress(folds, desc="CV folds", total=n_folds) if show_progress else folds
+    for train, test in shown:
         best = select_parameters(
             grams,
             y,
@@ -271,3 +338,80 @@ def cross_validate_graphs(
         accuracies.append(_accuracies(grams[best["h"]], y, train, test, [best["C"]])[0])
         chosen.append({k: best[k] for k in ("h", "C", "validation_accuracy")})
     return GraphCVResult(np.array(accuracies), chosen, folds)
+
+
+def _check_fraction(value: Any, name: str) -> float:
+    """A real number strictly between 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in (0, 1), got {type(value).__name__}")
+    if not 0 < float(value) < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return float(value)
+
+
+def _check_C_values(C_values: Any) -> tuple[float, ...]:
+    """A non-empty sequence of finite numbers > 0."""
+    if isinstance(C_values, (str, bytes)) or not isinstance(C_values, Iterable):
+        raise TypeError(
+            f"C_values must be a sequence of numbers > 0, got {type(C_values).__name__}"
+        )
+    values = tuple(C_values)
+    if not values:
+        raise ValueError("C_values is empty; give at least one SVM C > 0")
+    return tuple(check_positive_scalar(c, f"C_values[{k}]") for k, c in enumerate(values))
+
+
+def _smallest_class(y: np.ndarray) -> tuple[Any, int, int]:
+    """The number of classes, and the smallest class with its size."""
+    classes, counts = np.unique(y, return_counts=True)
+    j = int(np.argmin(counts))
+    smallest = classes[j].item() if isinstance(classes[j], np.generic) else classes[j]
+    return len(classes), smallest, int(counts[j])
+
+
+def _check_outer_folds(y: np.ndarray, n_folds: int) -> None:
+    """Stratified outer folds need two classes and every class in every fold."""
+    n_classes, smallest, size = _smallest_class(y)
+    if n_classes < 2:
+        raise ValueError(f"y has a single class ({smallest!r}); classification needs at least two")
+    if n_folds > len(y):
+        raise ValueError(f"n_folds={n_folds} is more than the number of graphs ({len(y)})")
+    if n_folds > size:
+        raise ValueError(
+            f"n_folds={n_folds} is more than the smallest class ({size} graphs of class "
+            f"{smallest!r}); stratified folds need every class in every test fold: use "
+            f"n_folds <= {size}"
+        )
+
+
+def _check_inner_splits(y_train: np.ndarray, fold: int, inner_folds: int, size: float) -> None:
+    """The inner validation splits of one outer training fold can be made (stratified)."""
+    n = len(y_train)
+    n_classes, smallest, count = _smallest_class(y_train)
+    where = f"the training graphs of outer fold {fold + 1} ({n} graphs, {n_classes} classes)"
+    if inner_folds >= 2:
+        if inner_folds > count:
+            raise ValueError(
+                f"inner_folds={inner_folds} is more than the smallest class in {where}: "
+                f"{count} graphs of class {smallest!r}; use inner_folds <= {count} (or "
+                "fewer outer folds)"
+            )
+        return
+    n_val = int(np.ceil(size * n))  # as scikit-learn's StratifiedShuffleSplit rounds
+    if count < 2:
+        raise ValueError(
+            f"class {smallest!r} has a single graph in {where}; a stratified validation "
+            "split needs at least 2 graphs per class: use fewer outer folds"
+        )
+    if n_val < n_classes:
+        raise ValueError(
+            f"validation_size={size:g} puts {n_val} of {where} in the validation split, "
+            f"fewer than the {n_classes} classes (a stratified split needs one graph per "
+            f"class on each side); use validation_size >= {n_classes / n:.3g}"
+        )
+    if n - n_val < n_classes:
+        raise ValueError(
+            f"validation_size={size:g} leaves {n - n_val} of {where} to train on, fewer "
+            f"than the {n_classes} classes (a stratified split needs one graph per class "
+            f"on each side); use validation_size <= {1 - n_classes / n:.3g}"
+        )

@@ -17,6 +17,9 @@ __all__ = ["KERNELS", "_add_graph_classify"]
 #: Spelled out so that building the parser does not import networkx, SciPy and
 #: scikit-learn for every ``kernelkit`` command (a test checks it against ``classify``).
 KERNELS = ("wl", "wl-final", "vertex", "edge", "shortest-path")
+#: The kernels with a depth (``--n-iter``), and its default.
+WL_KERNELS = ("wl", "wl-final")
+DEFAULT_N_ITER = 6
 
 
 def _add_graph_classify(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +28,9 @@ def _add_graph_classify(sub: argparse._SubParsersAction) -> None:
         help="graph classification with a graph kernel SVM (nested cross-validation)",
         description="Stratified k-fold cross-validation of a C-SVM (libsvm) on a graph kernel. "
         "Inside each training fold, h (WL kernels) and C are chosen on a validation split of "
-        "that fold only; the test fold is used once. Prints mean ± std test accuracy.",
+        "that fold only; the test fold is used once. Prints mean ± std test accuracy. Node "
+        "(edge) labels are used when the dataset has them; otherwise the output says that "
+        "node degrees (endpoint label pairs) are used instead.",
     )
     p.add_argument(
         "--dataset",
@@ -34,11 +39,14 @@ def _add_graph_classify(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--kernel", choices=KERNELS, default="wl", help="graph kernel (default wl)")
     p.add_argument(
+        "--n-iter",
         "--iterations",
+        dest="n_iter",
         type=int,
-        default=6,
+        default=None,
         metavar="H",
-        help="largest WL iteration count searched: h in 0..H (default 6)",
+        help=f"WL kernels only: largest iteration count searched, h in 0..H "
+        f"(default {DEFAULT_N_ITER})",
     )
     p.add_argument("--folds", type=int, default=10, help="outer CV folds (default 10)")
     p.add_argument(
@@ -77,27 +85,70 @@ def _load(dataset: str) -> tuple[list, np.ndarray, str]:
     )
 
 
-def _cmd_graph_classify(args: argparse.Namespace) -> int:
-    from .classify import DEFAULT_C, cross_validate_graphs, graph_grams
+def _seconds(t: float) -> str:
+    """A duration with the digits that matter (never "0.0 s" for a few milliseconds)."""
+    if t >= 1:
+        return f"{t:.1f} s"
+    if t >= 0.01:
+        return f"{1000 * t:.0f} ms"
+    return f"{1000 * t:.2f} ms"
 
-    if args.iterations < 0:
-        raise ValueError(f"--iterations must be >= 0, got {args.iterations}")
+
+def _check_args(args: argparse.Namespace) -> tuple[float, ...]:
+    """Refuse flags out of range or that do not apply to the kernel; return the C grid."""
+    from .classify import DEFAULT_C
+
+    if args.n_iter is not None and args.kernel not in WL_KERNELS:
+        raise ValueError(
+            f"--n-iter/--iterations applies to the WL kernels ({', '.join(WL_KERNELS)}) only; "
+            f"the {args.kernel} kernel has no iterations: leave the flag out"
+        )
+    if args.n_iter is not None and args.n_iter < 0:
+        raise ValueError(f"--n-iter/--iterations must be >= 0, got {args.n_iter}")
     if args.folds < 2:
         raise ValueError(f"--folds must be >= 2, got {args.folds}")
+    if args.inner_folds < 1:
+        raise ValueError(f"--inner-folds must be >= 1, got {args.inner_folds}")
     C_values = tuple(args.C) if args.C else DEFAULT_C
-    if any(not c > 0 for c in C_values):
-        raise ValueError(f"--C values must be > 0, got {list(C_values)}")
+    if any(not (np.isfinite(c) and c > 0) for c in C_values):
+        raise ValueError(f"--C values must be finite and > 0, got {list(C_values)}")
+    return C_values
+
+
+def _cmd_graph_classify(args: argparse.Namespace) -> int:
+    from .classify import cross_validate_graphs, graph_grams
+
+    C_values = _check_args(args)
+    t0 = time.perf_counter()
     graphs, y, name = _load(args.dataset)
-    counts = np.unique(y, return_counts=True)[1]
+    t_load = time.perf_counter() - t0
+    classes, counts = np.unique(y, return_counts=True)
     if counts.min() < args.folds:
         raise ValueError(
             f"--folds {args.folds} is more than the smallest class of {name} "
             f"({counts.min()} graphs)"
         )
-    t0 = time.perf_counter()
-    h_values = range(args.iterations + 1)
-    grams = graph_grams(graphs, args.kernel, h_values)
-    t_kernel = time.perf_counter() - t0
+    # labels when the dataset has them, said in the output either way (never silently)
+    node_label = "label" if any("label" in d for G in graphs for d in G._node.values()) else None
+    used = ["node labels" if node_label else "node degrees (the dataset has no node labels)"]
+    kwargs: dict = {"node_label": node_label}
+    if args.kernel == "edge":
+        has_edge_labels = any("label" in d for G in graphs for *_, d in G.edges(data=True))
+        kwargs["edge_label"] = "label" if has_edge_labels else None
+        used.append(
+            "edge types: edge labels"
+            if has_edge_labels
+            else "edge types: pairs of endpoint labels (the dataset has no edge labels)"
+        )
+    wl = args.kernel in WL_KERNELS
+    n_iter = DEFAULT_N_ITER if args.n_iter is None else args.n_iter
+    if wl:
+        kwargs["h_values"] = range(n_iter + 1)
+
+    t1 = time.perf_counter()
+    grams = graph_grams(graphs, args.kernel, **kwargs)
+    t_kernel = time.perf_counter() - t1
+    t2 = time.perf_counter()
     res = cross_validate_graphs(
         grams,
         y,
@@ -106,19 +157,30 @@ def _cmd_graph_classify(args: argparse.Namespace) -> int:
         inner_folds=args.inner_folds,
         random_state=args.seed,
     )
-    t_total = time.perf_counter() - t0
-    grid = f"h in 0..{args.iterations}, " if args.kernel.startswith("wl") else ""
-    print(f"{name}: {len(graphs)} graphs, {len(counts)} classes; kernel {args.kernel}")
+    t_cv = time.perf_counter() - t2
+
+    print(
+        f"{name}: {len(graphs)} graphs, {len(classes)} classes; kernel {args.kernel} "
+        f"({'; '.join(used)})"
+    )
+    grid = f"h in 0..{n_iter}, " if wl else ""
     cs = ", ".join(f"{c:g}" for c in C_values)
-    print(f"selection on a validation split of each training fold: {grid}C in {{{cs}}}")
+    how = (
+        "a stratified 20% validation split"
+        if args.inner_folds == 1
+        else f"inner stratified {args.inner_folds}-fold CV"
+    )
+    print(f"selection by {how} of each training fold: {grid}C in {{{cs}}}")
     for k, (acc, ch) in enumerate(zip(res.accuracies, res.chosen, strict=True)):
         h = "" if ch["h"] is None else f"h={ch['h']} "
         print(
             f"  fold {k + 1:2d}: test accuracy {100 * acc:5.1f} %  ({h}C={ch['C']:g}, "
             f"validation {100 * ch['validation_accuracy']:.1f} %)"
         )
+    what = f"kernel matrices (h = 0..{n_iter})" if wl else "kernel matrix"
     print(
         f"accuracy {100 * res.mean:.1f} ± {100 * res.std:.1f} % over {args.folds} folds "
-        f"(kernel {t_kernel:.1f} s, total {t_total:.1f} s)"
+        f"(loading {_seconds(t_load)}, {what} {_seconds(t_kernel)}, "
+        f"nested CV {_seconds(t_cv)})"
     )
     return 0

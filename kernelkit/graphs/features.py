@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from kernelkit._validation import check_in, check_int
+from kernelkit._validation import check_bool, check_in, check_int
 
-from ._base import GraphFeatures, _check_attribute_name, node_raw_labels
-from ._convert import GraphBatch
-from ._labels import combine_codes, fit_codes, transform_codes
+from ._base import GraphFeatures, label_name, node_raw_labels
+from ._convert import GraphBatch, check_attribute_name
+from ._labels import combine_codes, fit_codes, split_key, transform_codes
 from .histograms import code_histogram
 from .normalize import normalize_gram
 from .sparse_gram import gram
@@ -28,8 +28,8 @@ __all__ = ["WeisfeilerLehman", "VertexHistogram", "EdgeHistogram", "wl_kernel"]
 class WeisfeilerLehman(GraphFeatures):
     """Weisfeiler–Lehman subtree features (Shervashidze et al. 2011; Algorithm 1).
 
-    Node colours start from the node labels (or, when no node carries a label, from the
-    degree, Algorithm 1 line 2) and are refined ``n_iter`` times by the exact injective
+    Node colours start from the node labels (or, with ``node_label=None``, from the degree,
+    Algorithm 1 line 2) and are refined ``n_iter`` times by the exact injective
     relabelling of :mod:`kernelkit.graphs.wl`. The feature vector of a graph counts its
     nodes per colour (eq. 1.16).
 
@@ -47,13 +47,16 @@ class WeisfeilerLehman(GraphFeatures):
         The base kernel on each iteration's colouring; only the vertex histogram (the WL
         subtree kernel) is provided.
     node_label : str or None, default="label"
-        Node attribute used as the initial colour; ``None`` uses the degree for all graphs.
+        Node attribute used as the initial colour; every node must have it (a name that
+        no node has is an error). ``None`` uses the degree for all graphs. Labels are any
+        hashable values, compared exactly (``1 == 1.0 == True``, all NaNs one label; see
+        :mod:`kernelkit.graphs._labels`).
 
     Attributes
     ----------
     uses_labels_ : bool
-        Whether ``fit`` started from labels (``False``: from degrees; ``transform`` then
-        uses degrees too).
+        Whether ``fit`` started from labels (``False``: from degrees, ``node_label=None``;
+        ``transform`` then uses degrees too).
     vocabulary_ : Vocabulary
         The initial colours (labels or degrees) seen in ``fit``.
     signatures_ : list of Signatures
@@ -85,10 +88,12 @@ class WeisfeilerLehman(GraphFeatures):
     --------
     >>> import networkx as nx
     >>> graphs = [nx.path_graph(4), nx.star_graph(3), nx.cycle_graph(4)]
-    >>> wl = WeisfeilerLehman(n_iter=2, normalize=False)
+    >>> wl = WeisfeilerLehman(n_iter=2, normalize=False, node_label=None)  # from degrees
     >>> X = wl.fit_transform(graphs)
     >>> X.shape, (X @ X.T).toarray()[0].tolist()
     ((3, 13), [24.0, 6.0, 8.0])
+    >>> wl.get_feature_names_out()[:4].tolist()
+    ['iter0_degree=1', 'iter0_degree=2', 'iter0_degree=3', 'iter1_colour0']
     """
 
     def __init__(
@@ -113,7 +118,7 @@ class WeisfeilerLehman(GraphFeatures):
         self._check_common()
 
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
-        self.uses_labels_ = batch.labels is not None
+        self.uses_labels_ = self.node_label is not None
         self.vocabulary_, colours = fit_codes(initial_colours(batch))
         hists, self.signatures_ = self._histograms(batch, colours, [None] * self.n_iter)
         self.n_colours_ = np.array([h.shape[1] for h, _ in hists])
@@ -149,17 +154,31 @@ class WeisfeilerLehman(GraphFeatures):
         counts = sparse.hstack([h for h, _ in hists], format="csr")
         return counts, np.sum([sq for _, sq in hists], axis=0)
 
+    def _feature_names(self) -> list[str]:
+        """``iter0_<label>=<value>`` for the initial colours, ``iter<i>_colour<k>`` after."""
+        h = len(self.n_colours_) - 1  # as fitted (n_iter and variant may be set since)
+        iterations = range(h + 1) if len(self.feature_offsets_) == h + 2 else [h]
+        names = []
+        for i in iterations:
+            if i == 0:
+                prefix = f"iter0_{self._label_prefix()}="
+                names += [prefix + label_name(v) for v in self.vocabulary_.values.tolist()]
+            else:
+                names += [f"iter{i}_colour{k}" for k in range(int(self.n_colours_[i]))]
+        return names
+
 
 class VertexHistogram(GraphFeatures):
     """Vertex-label histogram: ``k(G, G') = sum_l n_l(G) n_l(G')`` over node labels ``l``.
 
-    The WL kernel with ``h = 0`` (and GraKeL's ``VertexHistogram``). Without labels, the
-    degree is the label, as in Algorithm 1.
+    The WL kernel with ``h = 0`` (and GraKeL's ``VertexHistogram``). With
+    ``node_label=None`` the degree is the label, as in Algorithm 1.
 
     Parameters
     ----------
     normalize : bool, default=True
     node_label : str or None, default="label"
+        Node attribute holding the label (every node must have it); ``None``: degrees.
 
     Attributes
     ----------
@@ -170,8 +189,9 @@ class VertexHistogram(GraphFeatures):
     Examples
     --------
     >>> import networkx as nx
-    >>> VertexHistogram(normalize=False).fit_transform([nx.path_graph(3)]).toarray().tolist()
-    [[2.0, 1.0]]
+    >>> vh = VertexHistogram(normalize=False, node_label=None)
+    >>> vh.fit_transform([nx.path_graph(3)]).toarray().tolist(), vh.get_feature_names_out()
+    ([[2.0, 1.0]], array(['degree=1', 'degree=2'], dtype=object))
     """
 
     def __init__(self, *, normalize: bool = True, node_label: str | None = "label"):
@@ -182,7 +202,7 @@ class VertexHistogram(GraphFeatures):
         self._check_common()
 
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
-        self.uses_labels_ = batch.labels is not None
+        self.uses_labels_ = self.node_label is not None
         self.vocabulary_, codes = fit_codes(initial_colours(batch))
         return code_histogram(codes, batch.graph_of_node, batch.n_graphs, len(self.vocabulary_))
 
@@ -190,25 +210,35 @@ class VertexHistogram(GraphFeatures):
         codes = transform_codes(self.vocabulary_, node_raw_labels(batch, self.uses_labels_))
         return code_histogram(codes, batch.graph_of_node, batch.n_graphs, len(self.vocabulary_))
 
+    def _feature_names(self) -> list[str]:
+        """``<node_label>=<value>`` (``degree=<d>`` without labels)."""
+        prefix = f"{self._label_prefix()}="
+        return [prefix + label_name(v) for v in self.vocabulary_.values.tolist()]
+
 
 class EdgeHistogram(GraphFeatures):
     """Edge histogram: ``k(G, G') = sum_e n_e(G) n_e(G')`` over edge types ``e``.
 
-    The type of an undirected edge ``{u, v}`` is its edge label when edges carry one
-    (attribute ``edge_label``; GraKeL's ``EdgeHistogram``), otherwise the unordered pair of
-    its endpoints' node labels (degrees without labels). Each undirected edge counts once.
+    The type of an undirected edge ``{u, v}`` is its edge label (attribute ``edge_label``,
+    which every edge must have; GraKeL's ``EdgeHistogram``), or, with ``edge_label=None``,
+    the unordered pair of its endpoints' node labels (degrees with ``node_label=None``).
+    Each undirected edge counts once.
 
     Parameters
     ----------
     normalize : bool, default=True
     node_label : str or None, default="label"
+        Node attribute for the endpoint pairs; used only with ``edge_label=None``.
     edge_label : str or None, default="label"
-        Edge attribute giving the edge type; ``None`` always uses endpoint pairs.
+        Edge attribute giving the edge type (a name that no edge has is an error; bare
+        adjacency matrices carry no edge labels); ``None`` uses endpoint pairs.
 
     Attributes
     ----------
     uses_edge_labels_ : bool
     uses_labels_ : bool
+        Whether endpoint pairs are of node labels (``False``: of degrees, or edge labels
+        are used).
     vocabulary_ : Vocabulary
         Of edge labels, or of endpoint-pair keys.
     node_vocabulary_ : Vocabulary or None
@@ -220,8 +250,9 @@ class EdgeHistogram(GraphFeatures):
     >>> import networkx as nx
     >>> G = nx.path_graph(3)
     >>> nx.set_node_attributes(G, {0: "C", 1: "O", 2: "C"}, "label")
-    >>> EdgeHistogram(normalize=False).fit_transform([G]).toarray().tolist()
-    [[2.0]]
+    >>> eh = EdgeHistogram(normalize=False, edge_label=None)  # type: endpoint labels
+    >>> eh.fit_transform([G]).toarray().tolist(), eh.get_feature_names_out().tolist()
+    ([[2.0]], ["endpoints_label=('C', 'O')"])
     """
 
     def __init__(
@@ -237,7 +268,10 @@ class EdgeHistogram(GraphFeatures):
 
     def _check_params(self) -> None:
         self._check_common()
-        _check_attribute_name(self.edge_label, "edge_label")
+        check_attribute_name(self.edge_label, "edge_label")
+
+    def _parse_node_label(self) -> str | None:
+        return self.node_label if self.edge_label is None else None  # edge labels: no nodes
 
     def _edge_owner(self, batch: GraphBatch) -> np.ndarray:
         return batch.graph_of_node[batch.edges[:, 0]]
@@ -249,12 +283,11 @@ class EdgeHistogram(GraphFeatures):
         return combine_codes([np.minimum(a, b), np.maximum(a, b)], [k, k])
 
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
-        self.uses_edge_labels_ = batch.edge_labels is not None
-        self.uses_labels_ = batch.labels is not None
+        self.uses_edge_labels_ = self.edge_label is not None
+        self.uses_labels_ = not self.uses_edge_labels_ and self.node_label is not None
         if self.uses_edge_labels_:
             self.node_vocabulary_ = None
-            raw = batch.edge_labels
-            assert raw is not None  # uses_edge_labels_
+            raw = batch.edge_labels if batch.edge_labels is not None else np.empty(0, np.int64)
         else:
             self.node_vocabulary_, node_codes = fit_codes(initial_colours(batch))
             raw = self._pair_codes(batch, node_codes)
@@ -275,6 +308,19 @@ class EdgeHistogram(GraphFeatures):
             raw = self._pair_codes(batch, transform_codes(self.node_vocabulary_, raw_nodes))
         codes = transform_codes(self.vocabulary_, raw)
         return code_histogram(codes, self._edge_owner(batch), batch.n_graphs, len(self.vocabulary_))
+
+    def _feature_names(self) -> list[str]:
+        """``edge_<edge_label>=<value>``, or ``endpoints_<node_label>=(<a>, <b>)``."""
+        values = self.vocabulary_.values.tolist()
+        if self.uses_edge_labels_:
+            return [f"edge_{self.edge_label}={label_name(v)}" for v in values]
+        assert self.node_vocabulary_ is not None  # fitted on node labels, not edge labels
+        nodes = [label_name(v) for v in self.node_vocabulary_.values.tolist()]
+        k = len(nodes)
+        prefix = f"endpoints_{self._label_prefix()}="
+        return [
+            prefix + "({}, {})".format(*(nodes[c] for c in split_key(v, [k, k]))) for v in values
+        ]
 
 
 def wl_kernel(
@@ -305,10 +351,13 @@ def wl_kernel(
     Examples
     --------
     >>> import networkx as nx
-    >>> K = wl_kernel([nx.path_graph(4), nx.star_graph(3)], h=1, normalize=False)
+    >>> K = wl_kernel([nx.path_graph(4), nx.star_graph(3)], h=1, normalize=False,
+    ...               node_label=None)
     >>> K.tolist()
     [[16.0, 6.0], [6.0, 20.0]]
     """
+    h = check_int(h, "h", minimum=0)
+    normalize = check_bool(normalize, "normalize")
     wl = WeisfeilerLehman(h, variant=variant, normalize=False, node_label=node_label)
     K = gram(wl.fit_transform(graphs))  # raw counts: an exact float32 product where it fits
     return normalize_gram(K, copy=False) if normalize else K

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from kernelkit._validation import check_array
+from kernelkit._validation import check_array, check_bool
 
 __all__ = ["normalize_gram", "normalize_rows", "inverse_sqrt"]
 
@@ -21,6 +21,8 @@ __all__ = ["normalize_gram", "normalize_rows", "inverse_sqrt"]
 def inverse_sqrt(values: Any) -> np.ndarray:
     """``1 / sqrt(values)`` elementwise, with 0 where ``values`` is 0."""
     v = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(v).all():
+        raise ValueError("self-similarities must be finite for cosine normalisation")
     if (v < 0).any():
         raise ValueError("self-similarities must be >= 0 for cosine normalisation")
     out = np.zeros_like(v)
@@ -54,6 +56,7 @@ def normalize_gram(
     >>> normalize_gram(np.array([[4.0, 2.0], [2.0, 1.0]])).tolist()
     [[1.0, 1.0], [1.0, 1.0]]
     """
+    copy = check_bool(copy, "copy")
     K = check_array(K, "K", dtype=np.float64, allow_empty=True)
     if diag_x is None:
         if K.shape[0] != K.shape[1]:

@@ -15,9 +15,9 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import shortest_path
 
-from ._base import GraphFeatures, node_raw_labels
+from ._base import GraphFeatures, label_name, node_raw_labels
 from ._convert import GraphBatch
-from ._labels import combine_codes, fit_codes, transform_codes
+from ._labels import combine_codes, fit_codes, split_key, transform_codes
 from .histograms import code_histogram
 from .wl import initial_colours
 
@@ -60,7 +60,8 @@ class ShortestPath(GraphFeatures):
     normalize : bool, default=True
         Cosine normalisation of the rows.
     node_label : str or None, default="label"
-        Node attribute; without labels the degree is used (as in the WL kernel).
+        Node attribute (every node must have it); ``None`` uses the degree (as in the
+        WL kernel).
 
     Attributes
     ----------
@@ -75,9 +76,11 @@ class ShortestPath(GraphFeatures):
     Examples
     --------
     >>> import networkx as nx
-    >>> X = ShortestPath(normalize=False, node_label=None).fit_transform([nx.path_graph(3)])
-    >>> X.toarray().tolist()  # (1,2,1) x2, (2,1,1) x2, (1,1,2) x2 with degrees as labels
+    >>> sp = ShortestPath(normalize=False, node_label=None)
+    >>> sp.fit_transform([nx.path_graph(3)]).toarray().tolist()  # degrees as labels
     [[2.0, 2.0, 2.0]]
+    >>> sp.get_feature_names_out().tolist()
+    ['path_degree=(1, 1, 2)', 'path_degree=(1, 2, 1)', 'path_degree=(2, 1, 1)']
     """
 
     def __init__(self, *, normalize: bool = True, node_label: str | None = "label"):
@@ -93,7 +96,7 @@ class ShortestPath(GraphFeatures):
         return combine_codes([node_codes[u], node_codes[v], d], [k, k, self.max_distance_ + 1])
 
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
-        self.uses_labels_ = batch.labels is not None
+        self.uses_labels_ = self.node_label is not None
         self.node_vocabulary_, node_codes = fit_codes(initial_colours(batch))
         triplets = path_triplets(batch)
         self.max_distance_ = int(triplets[2].max()) if len(triplets[2]) else 0
@@ -108,3 +111,14 @@ class ShortestPath(GraphFeatures):
         codes = transform_codes(self.vocabulary_, keys)
         owner = batch.graph_of_node[triplets[0]]
         return code_histogram(codes, owner, batch.n_graphs, len(self.vocabulary_))
+
+    def _feature_names(self) -> list[str]:
+        """``path_<node_label>=(<label u>, <label v>, <distance>)``."""
+        nodes = [label_name(v) for v in self.node_vocabulary_.values.tolist()]
+        sizes = [len(nodes), len(nodes), self.max_distance_ + 1]
+        prefix = f"path_{self._label_prefix()}="
+        names = []
+        for key in self.vocabulary_.values.tolist():
+            a, b, d = split_key(key, sizes)
+            names.append(f"{prefix}({nodes[a]}, {nodes[b]}, {d})")
+        return names

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from kernelkit._validation import check_array
+
 __all__ = ["gram"]
 
 #: A column goes dense when a * b >= n_x * n_y / DENSE_RATIO: the measured cost ratio of a
@@ -30,11 +32,19 @@ def gram(X: Any, Y: Any = None) -> np.ndarray:
     Parameters
     ----------
     X : sparse matrix or array of shape (n_x, p)
+        Real, finite features (a 2-D NumPy array or any scipy sparse matrix / array).
     Y : sparse matrix or array of shape (n_y, p), optional
 
     Returns
     -------
     ndarray of float64, shape (n_x, n_y)
+
+    Raises
+    ------
+    TypeError
+        ``X`` or ``Y`` is not an array of numbers (``None``, a string, objects).
+    ValueError
+        Not 2-D, NaN or infinity, or different numbers of columns.
 
     Examples
     --------
@@ -42,9 +52,9 @@ def gram(X: Any, Y: Any = None) -> np.ndarray:
     >>> gram(X).tolist()
     [[5.0, 2.0], [2.0, 10.0]]
     """
-    X = sparse.csc_matrix(X, dtype=np.float64)
+    X = _as_features(X, "X")
     same = Y is None
-    Yc = X if same else sparse.csc_matrix(Y, dtype=np.float64)
+    Yc = X if same else _as_features(Y, "Y")
     if X.shape[1] != Yc.shape[1]:
         raise ValueError(
             f"X and Y must have the same number of columns, got {X.shape[1]} and {Yc.shape[1]}"
@@ -71,6 +81,20 @@ def gram(X: Any, Y: Any = None) -> np.ndarray:
         # coo of a product has unique (row, col) pairs, so a flat fancy-index add is exact
         K.ravel()[S.row.astype(np.int64) * ny_ + S.col] += S.data
     return np.ascontiguousarray(K)
+
+
+def _as_features(X: Any, name: str) -> sparse.csc_matrix:
+    """A finite real 2-D feature matrix as float64 CSC, or a clear error."""
+    if sparse.issparse(X):
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-dimensional, got shape {X.shape}")
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
+        M = sparse.csc_matrix(X, dtype=np.float64)
+        if not np.isfinite(M.data).all():
+            raise ValueError(f"{name} contains NaN or infinity")
+        return M
+    return sparse.csc_matrix(check_array(X, name, dtype=np.float64, allow_empty=True))
 
 
 def _exact_in_float32(X: sparse.csc_matrix, Y: sparse.csc_matrix) -> bool:

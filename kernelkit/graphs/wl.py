@@ -183,7 +183,8 @@ def refine_step(
 
 
 def initial_colours(batch: GraphBatch) -> np.ndarray:
-    """Raw colours of Algorithm 1, line 2: the node labels, or the degree ``|N(v)|``."""
+    """Raw colours of Algorithm 1, line 2: the node labels, or the degree ``|N(v)|`` (when
+    parsed with ``node_label=None``, or for a batch without nodes)."""
     return batch.degrees if batch.labels is None else batch.labels
 
 
@@ -195,12 +196,14 @@ def wl_colours(
     Parameters
     ----------
     graphs : list
-        networkx graphs (node attribute ``node_label``) or sparse adjacency matrices,
-        undirected. Without labels the initial colour is the degree.
+        networkx graphs (node attribute ``node_label``), sparse adjacency matrices or
+        ``(adjacency, labels)`` pairs, undirected.
     h : int >= 0 or None, default=None
         Number of iterations; ``None`` refines until the colouring is stable (the number
         of colours stops growing), which is the 1-WL isomorphism test's end point.
     node_label : str or None, default="label"
+        Node attribute holding the initial colour (every node must have it); ``None``
+        starts from the degree.
 
     Returns
     -------
@@ -213,7 +216,7 @@ def wl_colours(
     Examples
     --------
     >>> import networkx as nx
-    >>> out = wl_colours([nx.path_graph(3)], h=1)
+    >>> out = wl_colours([nx.path_graph(3)], h=1, node_label=None)
     >>> out[0].tolist()  # degrees 1, 2, 1; then end, middle, end
     [[0, 1, 0], [0, 1, 0]]
     """
@@ -252,14 +255,15 @@ def wl_distinguishable(
     determines those of earlier iterations, as the own colour is part of each signature).
     ``h=None`` refines to stability: ``False`` then means 1-WL cannot distinguish them at
     all (they may still be non-isomorphic, e.g. a 6-cycle and two triangles).
+    ``node_label`` is as in :func:`wl_colours` (``None``: structure only, from degrees).
 
     Examples
     --------
     >>> import networkx as nx
     >>> two_triangles = nx.disjoint_union(nx.cycle_graph(3), nx.cycle_graph(3))
-    >>> wl_distinguishable(nx.cycle_graph(6), two_triangles)
+    >>> wl_distinguishable(nx.cycle_graph(6), two_triangles, node_label=None)
     False
-    >>> wl_distinguishable(nx.path_graph(4), nx.star_graph(3))
+    >>> wl_distinguishable(nx.path_graph(4), nx.star_graph(3), node_label=None)
     True
     """
     out = wl_colours([G1, G2], h, node_label=node_label)

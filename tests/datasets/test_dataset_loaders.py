@@ -110,6 +110,8 @@ def test_read_tu_on_packaged_folder_equals_load_tu(mutag):
 def test_load_tu_unknown_name():
     with pytest.raises(ValueError, match="MUTAG, NCI1, NCI109"):
         load_tu("PROTEINS")
+    with pytest.raises(TypeError, match="name must be a str, one of MUTAG, NCI1, NCI109; got"):
+        load_tu(None)
 
 
 # ---------------------------------------------------------------- EXP
@@ -252,6 +254,15 @@ def test_classic3_empty_cranfield_records_and_ids():
         assert ids[labels == name].tolist() == list(range(1, n + 1))
     kept, kept_labels, kept_ids = load_classic3(return_ids=True)
     assert len(kept) == 3891 and 471 not in kept_ids[kept_labels == "CRAN"]
+
+
+@pytest.mark.parametrize("kwargs", [{"drop_empty": "no"}, {"drop_empty": 0}, {"return_ids": 1}])
+def test_classic3_booleans_are_checked(kwargs):
+    # before: drop_empty='no' is truthy and dropped the empty records
+    (name,) = kwargs
+    with pytest.raises(TypeError, match=f"{name} must be a bool, got"):
+        load_classic3(**kwargs)
+    assert len(load_classic3(drop_empty=np.bool_(False))[0]) == 3893
 
 
 # ---------------------------------------------------------------- catalog

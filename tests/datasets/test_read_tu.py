@@ -288,3 +288,26 @@ def test_errors_are_never_bare_numpy_errors(tmp_path):
         msg = error(tmp_path / str(i), **override)
         assert_names(msg, role), override
         assert "line" in msg
+
+
+@pytest.mark.parametrize("bad", [None, 3, ["a"]])
+def test_directory_must_be_a_path(bad):
+    # before: "expected str, bytes or os.PathLike object, not NoneType" from pathlib
+    with pytest.raises(TypeError, match=r"directory must be a path \(str or os.PathLike\)"):
+        read_tu(bad)
+
+
+def test_name_must_be_a_string(tmp_path):
+    write_tu(tmp_path)
+    with pytest.raises(TypeError, match=r"name must be a str \(the DS of DS_A.txt\) or None"):
+        read_tu(tmp_path, 5)
+
+
+def test_labels_only_where_the_files_give_them_and_kernels_say_so(tmp_path):
+    # without DS_node_labels.txt the nodes carry no label: a WL kernel asks for degrees
+    from kernelkit.graphs import WeisfeilerLehman
+
+    graphs, _ = read_tu(write_tu(tmp_path, node_labels=None))
+    with pytest.raises(ValueError, match="pass node_label=None"):
+        WeisfeilerLehman().fit(graphs)
+    assert WeisfeilerLehman(node_label=None).fit_transform(graphs).shape[0] == 2

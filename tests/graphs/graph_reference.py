@@ -16,6 +16,17 @@ from hypothesis import strategies as st
 LABEL = "label"
 
 
+def node_label_of(graphs: list[nx.Graph]) -> str | None:
+    """The ``node_label`` to pass for ``graphs``: ``"label"`` when labelled, else ``None``
+    (degrees are used only when asked for)."""
+    return LABEL if any(LABEL in d for G in graphs for _, d in G.nodes(data=True)) else None
+
+
+def edge_label_of(graphs: list[nx.Graph]) -> str | None:
+    """The ``edge_label`` to pass for ``graphs``: ``"label"`` when edges are labelled."""
+    return LABEL if any(LABEL in d for G in graphs for *_, d in G.edges(data=True)) else None
+
+
 def initial_colours(graphs: list[nx.Graph]) -> list[dict]:
     """Node labels, or the number of neighbours when no node of any graph has a label."""
     labelled = any(LABEL in d for G in graphs for _, d in G.nodes(data=True))

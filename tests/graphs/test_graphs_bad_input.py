@@ -38,7 +38,7 @@ def test_docstring_examples():
 
 def test_union_csr_is_symmetric_with_offsets():
     G = nx.Graph([(0, 1), (1, 2), (2, 2)])  # a self-loop counts once in N(2)
-    b = graph_batch([G, nx.empty_graph(2), nx.path_graph(2)])
+    b = graph_batch([G, nx.empty_graph(2), nx.path_graph(2)], node_label=None)
     assert b.node_offsets.tolist() == [0, 3, 5, 7]
     assert b.degrees.tolist() == [1, 2, 2, 0, 0, 1, 1]
     A = sparse.csr_matrix((np.ones(len(b.indices)), b.indices, b.indptr), shape=(7, 7))
@@ -79,21 +79,90 @@ def test_missing_label_on_some_nodes_names_graph_and_node():
 
 
 def test_labels_in_some_graphs_only_rejected():
-    with pytest.raises(ValueError, match=r"graphs\[1\] has no node labels while graphs\[0\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"graphs\[1\] has no node labels \(no node with a 'label' attribute\) while "
+        r"graphs\[0\] has",
+    ):
         WeisfeilerLehman().fit([labelled_path(3), nx.path_graph(3)])
 
 
-def test_no_labels_anywhere_falls_back_to_degree():
+def test_degrees_only_when_asked_for():
     graphs = [nx.path_graph(4), nx.star_graph(3)]
-    wl = WeisfeilerLehman(2, normalize=False)
+    wl = WeisfeilerLehman(2, normalize=False, node_label=None)
     X = wl.fit_transform(graphs)
     assert not wl.uses_labels_
-    # the same as ignoring labels explicitly (node_label=None), even on labelled graphs
+    # node_label=None ignores labels, even on labelled graphs
     explicit = WeisfeilerLehman(2, normalize=False, node_label=None)
     np.testing.assert_array_equal(
         X.toarray(), explicit.fit_transform([labelled_path(4), nx.star_graph(3)]).toarray()
     )
     assert wl.vocabulary_.values.tolist() == [1, 2, 3]  # the degrees
+
+
+@pytest.mark.parametrize("make", TRANSFORMERS)
+def test_unlabelled_graphs_with_a_label_name_are_an_error(make):
+    # before: silently the degrees; now only node_label=None gives degrees
+    with pytest.raises(ValueError, match=r"no node of any graph in graphs has a 'label' attr"):
+        make(**({"edge_label": None} if make is EdgeHistogram else {})).fit([nx.path_graph(3)])
+
+
+@pytest.mark.parametrize("make", [WeisfeilerLehman, VertexHistogram, ShortestPath])
+def test_misspelt_node_label_is_an_error_naming_the_attributes_present(make):
+    graphs = [labelled_path(3), labelled_path(2)]
+    with pytest.raises(
+        ValueError,
+        match=r"no node of any graph in graphs has a 'lable' attribute \(node attributes "
+        r"present: 'label'\); check the spelling of node_label, or pass node_label=None",
+    ):
+        make(node_label="lable").fit(graphs)
+    with pytest.raises(ValueError, match="'lable'"):
+        wl_kernel(graphs, 2, node_label="lable")
+    with pytest.raises(ValueError, match="'lable'"):
+        wl_colours(graphs, 2, node_label="lable")
+
+
+def test_misspelt_edge_label_is_an_error():
+    G = labelled_path(3)
+    nx.set_edge_attributes(G, 1, "bond")
+    with pytest.raises(
+        ValueError,
+        match=r"no edge of any graph in graphs has a 'bnd' attribute \(edge attributes "
+        r"present: 'bond'\); check the spelling of edge_label, or pass edge_label=None",
+    ):
+        EdgeHistogram(edge_label="bnd").fit([G])
+    # the default edge_label='label' on graphs without edge labels: an error too
+    with pytest.raises(ValueError, match="no edge of any graph in graphs has a 'label'"):
+        EdgeHistogram().fit([G])
+    # edge_label=None types edges by their endpoints (node labels, here all "C")
+    assert EdgeHistogram(edge_label=None, normalize=False).fit_transform(
+        [G]
+    ).toarray().tolist() == [[2.0]]
+    # the node label is not read when edges are typed by their own labels
+    plain = nx.path_graph(3)
+    nx.set_edge_attributes(plain, 1, "bond")
+    assert EdgeHistogram(edge_label="bond", normalize=False).fit_transform([plain]).nnz == 1
+
+
+def test_bare_adjacency_matrix_with_a_label_name_is_an_error():
+    A = sparse.csr_matrix(np.array([[0, 1], [1, 0]]))
+    with pytest.raises(
+        ValueError,
+        match=r"graphs\[1\] is an adjacency matrix without node labels, but "
+        r"node_label='label' asks for labels; pass an \(adjacency, labels\) pair, or pass "
+        r"node_label=None",
+    ):
+        WeisfeilerLehman().fit([(A, ["a", "b"]), A])
+    with pytest.raises(ValueError, match=r"graphs\[0\] is an adjacency matrix without node"):
+        wl_kernel([A], 1)
+    with pytest.raises(ValueError, match=r"adjacency matrix, which carries no edge labels"):
+        EdgeHistogram().fit([(A, ["a", "b"])])
+    # node_label=None: degrees for every graph, the labels of pairs ignored
+    X = WeisfeilerLehman(1, normalize=False, node_label=None).fit_transform([(A, ["a", "b"]), A])
+    assert X.toarray().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    # matrices without nodes need no labels
+    empty = sparse.csr_matrix((0, 0))
+    assert WeisfeilerLehman(1).fit_transform([(A, ["a", "b"]), empty])[1].nnz == 0
 
 
 @pytest.mark.parametrize("make", TRANSFORMERS)
@@ -128,8 +197,8 @@ def test_multigraph_rejected():
 def test_negative_h(bad):
     with pytest.raises(ValueError, match="n_iter must be >= 0"):
         WeisfeilerLehman(bad).fit([nx.path_graph(3)])
-    with pytest.raises(ValueError, match="n_iter must be >= 0"):
-        wl_kernel([nx.path_graph(3)], bad)
+    with pytest.raises(ValueError, match="h must be >= 0"):
+        wl_kernel([nx.path_graph(3)], bad, node_label=None)
 
 
 @pytest.mark.parametrize("bad", [2.5, 3.0, "3", None, True])
@@ -143,7 +212,7 @@ def test_unknown_variant_and_base():
         WeisfeilerLehman(2, variant="last").fit([nx.path_graph(3)])
     with pytest.raises(ValueError, match="base must be one of 'histogram'"):
         WeisfeilerLehman(2, base="shortest-path").fit([nx.path_graph(3)])
-    with pytest.raises(ValueError, match="normalize"):
+    with pytest.raises(TypeError, match="normalize must be a bool, got str"):
         WeisfeilerLehman(2, normalize="yes").fit([nx.path_graph(3)])
     with pytest.raises(TypeError, match="node_label"):
         WeisfeilerLehman(2, node_label=3).fit([nx.path_graph(3)])
@@ -158,14 +227,18 @@ def test_transform_before_fit(make):
 @pytest.mark.parametrize("make", [WeisfeilerLehman, VertexHistogram, ShortestPath])
 def test_fitted_with_labels_transform_without(make):
     t = make().fit([labelled_path(3)])
-    with pytest.raises(ValueError, match="fitted on labelled nodes"):
+    with pytest.raises(ValueError, match="no node of any graph in graphs has a 'label'"):
         t.transform([nx.path_graph(3)])
+    t.set_params(node_label=None)  # changed after fit: refused, not silently degrees
+    with pytest.raises(ValueError, match="fitted on labelled nodes"):
+        t.transform([labelled_path(3)])
+    t.set_params(node_label="label")
     # graphs without nodes need no labels
     assert t.transform([nx.empty_graph(0)]).nnz == 0
 
 
 def test_fitted_on_degrees_transform_uses_degrees():
-    wl = WeisfeilerLehman(1, normalize=False).fit([nx.path_graph(3)])
+    wl = WeisfeilerLehman(1, normalize=False, node_label=None).fit([nx.path_graph(3)])
     np.testing.assert_array_equal(
         wl.transform([labelled_path(3, "X")]).toarray(), wl.transform([nx.path_graph(3)]).toarray()
     )

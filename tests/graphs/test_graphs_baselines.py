@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import functools
 
 import networkx as nx
 import numpy as np
@@ -10,7 +11,9 @@ import pytest
 from graph_reference import (
     counter_gram,
     edge_counts,
+    edge_label_of,
     graph_lists,
+    node_label_of,
     normalized,
     shortest_path_counts,
     small_graph,
@@ -39,8 +42,13 @@ def test_docstring_examples():
 @given(graph_lists())
 def test_vertex_histogram_brute_force(graphs):
     expected = counter_gram(vertex_counts(graphs))
-    np.testing.assert_allclose(_gram(VertexHistogram(normalize=False), graphs), expected)
-    np.testing.assert_allclose(_gram(VertexHistogram(), graphs), normalized(expected), atol=1e-12)
+    nl = node_label_of(graphs)
+    np.testing.assert_allclose(
+        _gram(VertexHistogram(normalize=False, node_label=nl), graphs), expected
+    )
+    np.testing.assert_allclose(
+        _gram(VertexHistogram(node_label=nl), graphs), normalized(expected), atol=1e-12
+    )
 
 
 @st.composite
@@ -57,16 +65,24 @@ def edge_labelled_lists(draw):
 @given(edge_labelled_lists())
 def test_edge_histogram_brute_force(graphs):
     expected = counter_gram(edge_counts(graphs))
-    np.testing.assert_allclose(_gram(EdgeHistogram(normalize=False), graphs), expected)
-    np.testing.assert_allclose(_gram(EdgeHistogram(), graphs), normalized(expected), atol=1e-12)
+    labels = {"node_label": node_label_of(graphs), "edge_label": edge_label_of(graphs)}
+    np.testing.assert_allclose(_gram(EdgeHistogram(normalize=False, **labels), graphs), expected)
+    np.testing.assert_allclose(
+        _gram(EdgeHistogram(**labels), graphs), normalized(expected), atol=1e-12
+    )
 
 
 @settings(max_examples=50, deadline=None)
 @given(graph_lists())
 def test_shortest_path_brute_force(graphs):
     expected = counter_gram(shortest_path_counts(graphs))
-    np.testing.assert_allclose(_gram(ShortestPath(normalize=False), graphs), expected)
-    np.testing.assert_allclose(_gram(ShortestPath(), graphs), normalized(expected), atol=1e-12)
+    nl = node_label_of(graphs)
+    np.testing.assert_allclose(
+        _gram(ShortestPath(normalize=False, node_label=nl), graphs), expected
+    )
+    np.testing.assert_allclose(
+        _gram(ShortestPath(node_label=nl), graphs), normalized(expected), atol=1e-12
+    )
 
 
 @settings(max_examples=30, deadline=None)
@@ -77,6 +93,8 @@ def test_transform_matches_joint_fit(graphs, kind):
     make = {"vertex": VertexHistogram, "edge": EdgeHistogram, "sp": ShortestPath}[kind]
     k = len(graphs) // 2
     train, test = graphs[:k] or graphs[:1], graphs[k:]
+    if kind == "edge":  # these lists have no edge labels: edges typed by their endpoints
+        make = functools.partial(EdgeHistogram, edge_label=None)
     for normalize in (False, True):
         joint = _gram(make(normalize=normalize), train + test)
         t = make(normalize=normalize)
@@ -112,6 +130,11 @@ def test_edge_histogram_uses_edge_labels_on_mutag():
 
 def test_shortest_path_unseen_distance_ignored():
     sp = ShortestPath(normalize=False, node_label=None).fit([nx.path_graph(3)])
+    assert sp.get_feature_names_out().tolist() == [
+        "path_degree=(1, 1, 2)",
+        "path_degree=(1, 2, 1)",
+        "path_degree=(2, 1, 1)",
+    ]
     assert sp.max_distance_ == 2
     # P5 has pairs at distance 3 and 4 and degree-2 ends of paths never seen: only known
     # triplets (1, 2, 1), (2, 1, 1), (1, 1, 2) count
@@ -130,5 +153,10 @@ def test_edge_fitted_with_labels_transform_without_rejected():
     G = nx.path_graph(3)
     nx.set_edge_attributes(G, 1, "label")
     t = EdgeHistogram().fit([G])
-    with pytest.raises(ValueError, match="labelled edges"):
+    with pytest.raises(ValueError, match="no edge of any graph in graphs has a 'label'"):
         t.transform([nx.path_graph(3)])
+    t.set_params(edge_label=None)  # changed after fit: refused
+    H = nx.path_graph(3)
+    nx.set_node_attributes(H, "C", "label")
+    with pytest.raises(ValueError, match="labelled edges"):
+        t.transform([H])

@@ -150,3 +150,99 @@ def test_cv_bad_input(mutag, mutag_grams):
         grams_of(mutag[0], "random-walk")
     with pytest.raises(ValueError, match="h_values is empty"):
         grams_of(mutag[0], "wl", [])
+
+
+def _tiny_grams(y):
+    F = np.random.RandomState(0).rand(len(y), 3)
+    return {None: F @ F.T}
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        # before: scikit-learn's text about n_splits, or a warning and folds without a class
+        ({"n_folds": 13}, ValueError, r"n_folds=13 is more than the number of graphs \(12\)"),
+        (
+            {"n_folds": 5},
+            ValueError,
+            r"n_folds=5 is more than the smallest class \(4 graphs of class 2\); stratified "
+            r"folds need every class in every test fold: use n_folds <= 4",
+        ),
+        (
+            {"n_folds": 2, "inner_folds": 3},
+            ValueError,
+            r"inner_folds=3 is more than the smallest class in the training graphs of outer "
+            r"fold 1 \(6 graphs, 2 classes\): 2 graphs of class 2; use inner_folds <= 2",
+        ),
+        (
+            {"n_folds": 2, "validation_size": 0.01},
+            ValueError,
+            r"validation_size=0.01 puts 1 of the training graphs of outer fold 1 \(6 graphs, 2 "
+            r"classes\) in the validation split, fewer than the 2 classes .*use "
+            r"validation_size >= 0.333",
+        ),
+        (
+            {"n_folds": 2, "validation_size": 0.99},
+            ValueError,
+            r"validation_size=0.99 leaves 0 of the training graphs of outer fold 1 .* to train "
+            r"on, fewer than the 2 classes .*use validation_size <= 0.667",
+        ),
+        ({"validation_size": "0.2"}, TypeError, r"validation_size must be a number in \(0, 1\)"),
+        ({"validation_size": True}, TypeError, "validation_size must be a number"),
+        ({"C_values": 5.0}, TypeError, "C_values must be a sequence of numbers > 0, got float"),
+        ({"C_values": []}, ValueError, "C_values is empty"),
+        ({"C_values": [1.0, 0.0]}, ValueError, r"C_values\[1\] must be > 0"),
+        ({"C_values": [np.nan]}, ValueError, r"C_values\[0\] must be finite"),
+        ({"show_progress": "no"}, TypeError, "show_progress must be a bool"),
+        ({"n_folds": 2.0}, TypeError, "n_folds must be an integer"),
+    ],
+)
+def test_cv_arguments_are_checked_up_front(kwargs, error, message):
+    y = np.array([1] * 8 + [2] * 4)
+    with pytest.raises(error, match=message):
+        cross_validate_graphs(_tiny_grams(y), y, **{"show_progress": False, **kwargs})
+
+
+def test_cv_single_class_bad_y_and_nan_gram():
+    y = np.ones(6)
+    with pytest.raises(ValueError, match=r"y has a single class \(1.0\)"):
+        cross_validate_graphs(_tiny_grams(y), y, n_folds=2, show_progress=False)
+    y = np.array([0, 1] * 3)
+    with pytest.raises(ValueError, match=r"y must be 1-D"):
+        cross_validate_graphs(_tiny_grams(y), y[:, None], n_folds=2)
+    grams = _tiny_grams(y)
+    grams[None][0, 1] = np.nan
+    with pytest.raises(ValueError, match=r"grams\[None\] contains NaN or infinity"):
+        cross_validate_graphs(grams, y, n_folds=2)
+
+
+def test_graph_grams_bad_arguments(mutag):
+    graphs = mutag[0][:10]
+    # before: "'NoneType' object is not iterable"
+    with pytest.raises(TypeError, match=r"h_values must be an iterable of integers >= 0"):
+        grams_of(graphs, "wl", None)
+    with pytest.raises(TypeError, match=r"h_values must be an iterable"):
+        grams_of(graphs, "wl", 3)
+    with pytest.raises(ValueError, match=r"h_values entries must be >= 0, got -1"):
+        grams_of(graphs, "wl", [1, -1])
+    with pytest.raises(TypeError, match=r"h_values entries must be an integer, got float"):
+        grams_of(graphs, "wl", [1.5])
+    # h_values for a kernel without a depth: refused, not ignored
+    with pytest.raises(ValueError, match=r"h_values applies to the WL kernels .* 'vertex'"):
+        grams_of(graphs, "vertex", [1, 2])
+    with pytest.raises(TypeError, match="graphs must be a list of graphs"):
+        grams_of(None)
+    with pytest.raises(TypeError, match="normalize must be a bool"):
+        grams_of(graphs, "vertex", normalize=1)
+    with pytest.raises(ValueError, match="kernel must be one of"):
+        grams_of(graphs, None)
+
+
+def test_graph_grams_edge_kernel_labels(mutag):
+    graphs = mutag[0][:20]
+    by_bond = grams_of(graphs, "edge")[None]  # MUTAG edges carry bond types
+    by_pairs = grams_of(graphs, "edge", edge_label=None)[None]
+    assert by_bond.shape == by_pairs.shape == (20, 20)
+    assert not np.allclose(by_bond, by_pairs)
+    with pytest.raises(ValueError, match="no edge of any graph in graphs has a 'bnd'"):
+        grams_of(graphs, "edge", edge_label="bnd")

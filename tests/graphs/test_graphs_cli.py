@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
@@ -63,6 +64,56 @@ def test_graph_classify_tu_folder_and_base_kernel(capsys):
     assert "MUTAG: 188 graphs" in out and "kernel vertex" in out
 
 
+_DURATION = r"\d+(\.\d+)? (ms|s)"
+
+
+def test_graph_classify_flag_that_does_not_apply_is_refused(capsys):
+    # before: --iterations ignored silently for the vertex kernel
+    for flag in ("--iterations", "--n-iter"):
+        code, out, err = run(capsys, "--kernel", "vertex", flag, "3", "--folds", "2")
+        assert code == 1 and out == ""
+        assert len(err.strip().splitlines()) == 1
+        assert "--n-iter/--iterations applies to the WL kernels (wl, wl-final) only" in err
+
+
+def test_graph_classify_says_what_it_timed_and_how_it_selected(capsys):
+    code, out, _ = run(
+        capsys, "--kernel", "wl", "--n-iter", "1", "--folds", "2", "--inner-folds", "2"
+    )
+    assert code == 0
+    assert "selection by inner stratified 2-fold CV of each training fold: h in 0..1" in out
+    last = out.strip().splitlines()[-1]
+    # before: "(kernel 0.0 s, total 0.1 s)"; now each part in units that show its size
+    assert re.search(
+        rf"\(loading {_DURATION}, kernel matrices \(h = 0\.\.1\) {_DURATION}, "
+        rf"nested CV {_DURATION}\)$",
+        last,
+    ), last
+    assert "0.0 s" not in last
+
+
+def _unlabelled_mutag(tmp_path):
+    from kernelkit.datasets import _files
+
+    src = _files.data_path("tu/MUTAG/MUTAG_A.txt").parent
+    folder = tmp_path / "PLAIN"
+    folder.mkdir()
+    for role in ("A", "graph_indicator", "graph_labels"):
+        (folder / f"PLAIN_{role}.txt").write_bytes((src / f"MUTAG_{role}.txt").read_bytes())
+    return folder
+
+
+def test_graph_classify_on_a_folder_without_labels_says_it_uses_degrees(capsys, tmp_path):
+    folder = _unlabelled_mutag(tmp_path)
+    code, out, _ = run(capsys, "--dataset", str(folder), "--kernel", "edge", "--folds", "2")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert "PLAIN: 188 graphs" in first
+    assert "node degrees (the dataset has no node labels)" in first
+    assert "edge types: pairs of endpoint labels (the dataset has no edge labels)" in first
+    assert ", kernel matrix " in out.strip().splitlines()[-1]
+
+
 def test_graph_classify_unknown_dataset(capsys, tmp_path):
     code, _, err = run(capsys, "--dataset", str(tmp_path / "nope"), "--folds", "2")
     assert code == 1
@@ -75,6 +126,9 @@ def test_graph_classify_unknown_dataset(capsys, tmp_path):
         (["--iterations", "-1"], "--iterations"),
         (["--folds", "1"], "--folds"),
         (["--C", "0"], "--C"),
+        (["--C", "nan"], "--C"),
+        (["--inner-folds", "0"], "--inner-folds"),
+        (["--folds", "70"], "more than the smallest class of MUTAG"),
     ],
 )
 def test_graph_classify_bad_numbers(capsys, argv, message):

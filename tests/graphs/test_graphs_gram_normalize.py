@@ -119,3 +119,39 @@ def test_code_histogram_counts_and_unseen_norms():
     assert sq.tolist() == [5.0, 1.0, 1.0, 0.0]
     H, sq = code_histogram(np.empty(0, np.int64), np.empty(0, np.int64), 2, 3)
     assert H.shape == (2, 3) and H.nnz == 0 and sq.tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "X, error, message",
+    [
+        (None, TypeError, "X must be an array of numbers, got NoneType"),  # before: [[0.]]
+        ("features", TypeError, "X must be an array of numbers, got str"),
+        (np.array([1.0, 2.0]), ValueError, "X must be 2-dimensional"),
+        (np.array([["a", "b"]]), TypeError, "X must be an array of numbers"),
+        (np.array([[1.0, np.nan]]), ValueError, "X contains NaN or infinity"),
+        (sparse.csr_matrix(np.array([[1.0, np.inf]])), ValueError, "X contains NaN or inf"),
+        (sparse.csr_matrix(np.array([[1j, 0]])), TypeError, "X must hold real numbers"),
+    ],
+    ids=["None", "str", "1-D", "strings", "nan", "sparse-inf", "complex"],
+)
+def test_gram_rejects_what_is_not_a_feature_matrix(X, error, message):
+    with pytest.raises(error, match=message):
+        gram(X)
+    if X is not None:  # Y=None is the symmetric case
+        with pytest.raises(error, match=message.replace("X ", "Y ")):
+            gram(np.ones((1, 2)), X)
+
+
+def test_gram_accepts_dense_integer_and_sparse_array_input():
+    assert gram(np.array([[1, 2], [0, 1]])).tolist() == [[5.0, 2.0], [2.0, 1.0]]
+    assert gram(sparse.csr_array(np.array([[1.0, 2.0]]))).tolist() == [[5.0]]
+    assert gram(sparse.csr_matrix((2, 0))).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+def test_normalize_rejects_nan_norms_and_loose_booleans():
+    with pytest.raises(ValueError, match="self-similarities must be finite"):
+        normalize_rows(sparse.csr_matrix(np.ones((1, 2))), [np.nan])
+    with pytest.raises(ValueError, match="self-similarities must be finite"):
+        normalize_gram(np.ones((1, 1)), [np.nan], [1.0])
+    with pytest.raises(TypeError, match="copy must be a bool"):
+        normalize_gram(np.ones((1, 1)), copy="no")

@@ -9,7 +9,7 @@ import itertools
 import networkx as nx
 import numpy as np
 import pytest
-from graph_reference import graph_lists, wl_counts
+from graph_reference import graph_lists, node_label_of, wl_counts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +57,7 @@ def test_row_ids_large_values_use_lexsort_path_exactly():
 @given(graph_lists(), st.integers(0, 4))
 def test_colours_partition_matches_reference(graphs, h):
     """Two nodes (in any graphs) share a colour exactly when the reference says so."""
-    ours = wl_colours(graphs, h)
+    ours = wl_colours(graphs, h, node_label=node_label_of(graphs))
     ref = wl_counts(graphs, h)  # per graph Counter of (iteration, colour)
     for g, G in enumerate(graphs):
         assert ours[g].shape == (h + 1, G.number_of_nodes())
@@ -108,25 +108,26 @@ def test_isomorphic_graphs_get_identical_colour_histograms(graphs, seed, h):
         H2.add_nodes_from(sorted(H.nodes(data=True), key=lambda x: rng.rand()))
         H2.add_edges_from(H.edges())
         permuted.append(H2)
-    cols = wl_colours(graphs + permuted, h)
+    nl = node_label_of(graphs)
+    cols = wl_colours(graphs + permuted, h, node_label=nl)
     k = len(graphs)
     for g in range(k):
         for it in range(h + 1):
             assert np.array_equal(np.sort(cols[g][it]), np.sort(cols[k + g][it]))
-        assert not wl_distinguishable(graphs[g], permuted[g])
+        assert not wl_distinguishable(graphs[g], permuted[g], node_label=nl)
 
 
 def test_six_cycle_vs_two_triangles_not_distinguished():
     two_triangles = nx.disjoint_union(nx.cycle_graph(3), nx.cycle_graph(3))
-    assert not wl_distinguishable(nx.cycle_graph(6), two_triangles)
+    assert not wl_distinguishable(nx.cycle_graph(6), two_triangles, node_label=None)
     for h in range(5):
-        assert not wl_distinguishable(nx.cycle_graph(6), two_triangles, h)
+        assert not wl_distinguishable(nx.cycle_graph(6), two_triangles, h, node_label=None)
 
 
 def test_path_vs_star_distinguished():
     path, star = nx.path_graph(4), nx.star_graph(3)
-    assert wl_distinguishable(path, star, 0)  # degree histograms already differ
-    assert wl_distinguishable(path, star)
+    assert wl_distinguishable(path, star, 0, node_label=None)  # degree histograms differ
+    assert wl_distinguishable(path, star, node_label=None)
 
 
 def test_distinguished_only_after_some_iterations():
@@ -134,8 +135,8 @@ def test_distinguished_only_after_some_iterations():
     # P6 vs C3 + P3: degrees [1,2,2,2,2,1] vs [2,2,2,1,2,1]; equal at h = 0, apart at h = 1
     a = nx.path_graph(6)
     b = nx.disjoint_union(nx.cycle_graph(3), nx.path_graph(3))
-    assert not wl_distinguishable(a, b, 0)
-    assert wl_distinguishable(a, b, 1)
+    assert not wl_distinguishable(a, b, 0, node_label=None)
+    assert wl_distinguishable(a, b, 1, node_label=None)
 
 
 def test_labels_matter():
@@ -148,7 +149,7 @@ def test_labels_matter():
 
 
 def test_stable_refinement_stops():
-    out = wl_colours([nx.path_graph(7)], None)
+    out = wl_colours([nx.path_graph(7)], None, node_label=None)
     # P7 splits by distance to the ends: 4 classes after 3 iterations, then stable
     assert len(np.unique(out[0][-1])) == 4
     assert out[0].shape[0] - 1 <= 5

@@ -8,7 +8,7 @@ import doctest
 import networkx as nx
 import numpy as np
 import pytest
-from graph_reference import graph_lists, normalized, wl_gram
+from graph_reference import graph_lists, node_label_of, normalized, wl_gram
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import sparse
@@ -31,10 +31,11 @@ def test_docstring_examples():
 @settings(max_examples=60, deadline=None)
 @given(graph_lists(), st.integers(0, 4), st.sampled_from(["subtree", "final"]))
 def test_gram_equals_reference(graphs, h, variant):
-    K = wl_kernel(graphs, h, variant=variant, normalize=False)
+    nl = node_label_of(graphs)
+    K = wl_kernel(graphs, h, variant=variant, normalize=False, node_label=nl)
     expected = wl_gram(graphs, h, variant)
     np.testing.assert_allclose(K, expected, atol=1e-12)
-    Kn = wl_kernel(graphs, h, variant=variant, normalize=True)
+    Kn = wl_kernel(graphs, h, variant=variant, normalize=True, node_label=nl)
     np.testing.assert_allclose(Kn, normalized(expected), atol=1e-12)
 
 
@@ -165,11 +166,14 @@ def test_sparse_adjacency_input_equals_networkx(mutag):
         labels = np.array([G.nodes[v]["label"] for v in sorted(G)])
         mats.append((A, labels))
     np.testing.assert_allclose(wl_kernel(mats, 3), wl_kernel(graphs[:40], 3), atol=1e-14)
-    # unlabelled adjacency matrices start from the degree, as unlabelled networkx graphs
+    # unlabelled adjacency matrices start from the degree when asked (node_label=None)
     plain = [sparse.csr_matrix(A) for A, _ in mats]
     ref = wl_kernel(graphs[:40], 3, node_label=None)
-    np.testing.assert_allclose(wl_kernel(plain, 3), ref, atol=1e-14)
-    np.testing.assert_allclose(wl_kernel([A.toarray() for A in plain], 3), ref, atol=1e-14)
+    np.testing.assert_allclose(wl_kernel(plain, 3, node_label=None), ref, atol=1e-14)
+    dense = [A.toarray() for A in plain]
+    np.testing.assert_allclose(wl_kernel(dense, 3, node_label=None), ref, atol=1e-14)
+    # and so do labelled pairs: node_label=None ignores labels everywhere
+    np.testing.assert_allclose(wl_kernel(mats, 3, node_label=None), ref, atol=1e-14)
 
 
 def test_arbitrary_node_names_and_string_labels():
@@ -189,16 +193,18 @@ def test_mixed_label_types_are_not_conflated():
 
 def test_graph_without_nodes_gets_zero_features():
     graphs = [nx.path_graph(3), nx.empty_graph(0), nx.cycle_graph(4)]
+    for G in (graphs[0], graphs[2]):
+        nx.set_node_attributes(G, "C", "label")
     for node_label in ("label", None):
         X = WeisfeilerLehman(2, node_label=node_label).fit_transform(graphs)
         assert X[1].nnz == 0
-        K = wl_kernel(graphs, 2)
+        K = wl_kernel(graphs, 2, node_label=node_label)
         assert np.all(K[1] == 0) and np.all(K[:, 1] == 0)
         assert K[0, 0] == pytest.approx(1.0)
 
 
 def test_only_empty_graphs():
-    K = wl_kernel([nx.empty_graph(0), nx.empty_graph(0)], 2)
+    K = wl_kernel([nx.empty_graph(0), nx.empty_graph(0)], 2)  # no node needs a label
     assert K.shape == (2, 2) and np.all(K == 0)
 
 
@@ -207,7 +213,9 @@ def test_all_unlabelled_uses_degree(mutag):
     for G, orig in zip(graphs, mutag[0][:20], strict=True):
         G.add_nodes_from(orig.nodes())
     np.testing.assert_allclose(
-        wl_kernel(graphs, 3), wl_kernel(mutag[0][:20], 3, node_label=None), atol=1e-14
+        wl_kernel(graphs, 3, node_label=None),
+        wl_kernel(mutag[0][:20], 3, node_label=None),
+        atol=1e-14,
     )
 
 
