@@ -14,12 +14,24 @@ default and feeds them the negated objective.) With the improvement
 * :class:`LogProbabilityOfImprovement`: ``log PI = log Phi(Z)`` by ``log_ndtr``;
 * :class:`UpperConfidenceBound`: ``mu + sqrt(beta) sigma`` (Srinivas et al. 2010).
 
-Where ``sigma = 0`` the seed sets ``Z = 0`` and ``EI = 0`` (eq. 2.16); PI is 0 there too
-(a point whose value is known teaches nothing), and the logarithms are ``-inf``.
+Every value is continuous in ``sigma`` down to ``sigma = 0``, where it is the limit
+``sigma -> 0+`` for the margin ``d = mu - f(x+) - xi``: the improvement is then certain,
+``I = max{0, d}``, so ``EI = max{0, d}``, ``PI = 1, 1/2, 0`` for ``d > 0, d = 0, d < 0``,
+``log EI = log max{0, d}`` (``-inf`` for ``d <= 0``), ``log PI = log PI`` and
+``UCB = mu``. (The seed's eq. 2.16 sets ``EI = 0`` at ``sigma = 0``; the two agree where
+the seed uses it, at an evaluated point of a noiseless GP, whose mean is at most the
+incumbent, ``d <= 0``.) Tiny ``sigma`` (``1e-300``) gives the same values, without
+overflow warnings.
 
 Every acquisition gives its gradient with respect to ``x`` from the moments' gradients
 (see :func:`~kernelkit.optimize.surrogate.posterior`) by the chain rule, using
 ``dEI/dmu = Phi(Z)``, ``dEI/dsigma = phi(Z)`` and ``dZ = (dmu - Z dsigma) / sigma``.
+At ``sigma = 0`` it is the limit where there is one (EI everywhere, log EI for ``d > 0``,
+PI and log PI for ``d != 0``) and 0 elsewhere (PI and log PI at ``d = 0``, where they
+jump, and wherever the value is ``-inf``).
+
+Inputs follow one rule: ``mean``, ``std``, ``best`` (and the gradients) must be finite,
+``std >= 0``; a NaN or an infinity is a ``ValueError`` that names the argument.
 """
 
 from __future__ import annotations
@@ -31,8 +43,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from kernelkit._validation import check_nonnegative_number
-from kernelkit.optimize.surrogate import posterior
+from kernelkit._validation import check_array, check_nonnegative_number
+from kernelkit.optimize.surrogate import _check_fitted, posterior
 
 __all__ = [
     "Acquisition",
@@ -70,7 +82,13 @@ def log_h(z: Any) -> np.ndarray:
     through ``log1mexp``, because ``Phi(z) / phi(z) = erfcx(-z/sqrt 2) sqrt(pi/2)``;
     below that, the asymptote ``log phi(z) - 2 log|z|``.
     """
-    z = np.asarray(z, dtype=float)
+    # (-z/2) z overflows only where the true value is beyond the float range: -inf (or a
+    # vanishing exp) is then the correctly rounded result, not a failure worth a warning
+    with np.errstate(over="ignore"):
+        return _log_h(np.asarray(z, dtype=float))
+
+
+def _log_h(z: np.ndarray) -> np.ndarray:
     out = np.empty_like(z)
     hi = z > -1.0
     zh = z[hi]
@@ -88,8 +106,34 @@ def log_h(z: Any) -> np.ndarray:
     return out
 
 
+def _far_left(z: np.ndarray, log_ratio: np.ndarray) -> np.ndarray:
+    """``log_ratio`` with ``log|z|`` where ``z <= -1/sqrt(eps)``.
+
+    There ``phi(z) / Phi(z)`` and ``Phi(z) / h(z)`` both equal ``|z| (1 + O(1/z^2))``
+    (Mills' ratio), while the difference of two logarithms near ``-z^2/2`` that gives them
+    elsewhere has lost every digit (the gradients of log PI and log EI far below the
+    incumbent at small ``sigma``).
+    """
+    far = z <= -_SQRT_EPS_INV
+    if far.any():
+        log_ratio = log_ratio.copy()
+        log_ratio[far] = np.log(-z[far])
+    return log_ratio
+
+
 def _log_phi(z: np.ndarray) -> np.ndarray:
     return -0.5 * z * z - _LOG_SQRT_2PI
+
+
+def _quiet() -> np.errstate:
+    """No floating-point warnings inside the acquisitions.
+
+    Their limits at ``sigma = 0`` and their values at tiny ``sigma`` are reached through
+    infinite intermediates on purpose (``Z = d / sigma``, ``exp(-Z^2 / 2)``, ``log 0``),
+    and every NaN that could follow is replaced by the limit before returning, so the
+    warnings would only be noise.
+    """
+    return np.errstate(all="ignore")
 
 
 def noisy_incumbent(gp: Any, *, normalized: bool = False, among: Any = None) -> tuple[float, int]:
@@ -113,26 +157,54 @@ def noisy_incumbent(gp: Any, *, normalized: bool = False, among: Any = None) -> 
         ``max_i mu(x_i)`` (on the normalised scale if ``normalized``).
     index : int
         The training point that attains it.
+
+    Raises
+    ------
+    sklearn.exceptions.NotFittedError
+        (a ``ValueError``) if ``gp`` has not been fitted.
     """
+    _check_fitted(gp, "noisy_incumbent")
     mean = posterior(gp, gp.X_train_, normalized=normalized).mean
-    candidates = np.arange(mean.shape[0]) if among is None else np.flatnonzero(among)
+    n = mean.shape[0]
+    if among is None:
+        candidates = np.arange(n)
+    else:
+        mask = np.asarray(among)
+        if mask.dtype != bool:
+            raise TypeError(f"among must be a boolean mask, got dtype {mask.dtype}")
+        if mask.shape != (n,):
+            raise ValueError(
+                f"among must have shape ({n},), one flag per training point, got {mask.shape}"
+            )
+        candidates = np.flatnonzero(mask)
     if candidates.size == 0:
         raise ValueError("among selects no training point")
     i = int(candidates[np.argmax(mean[candidates])])
     return float(mean[i]), i
 
 
+def _finite(value: Any, name: str) -> np.ndarray:
+    """``value`` as a float64 array of its own shape with finite entries, or a clear error."""
+    if type(value) is np.ndarray and value.dtype == np.float64 and np.isfinite(value).all():
+        return value  # the search's own arrays: no second look
+    try:
+        ndim = np.ndim(value)
+    except ValueError:  # ragged nested lists: check_array says what is wrong
+        ndim = 1
+    return check_array(value, name, ndim=ndim, dtype=np.float64, allow_empty=True)
+
+
 def _moments(mean: Any, std: Any, best: Any) -> tuple[np.ndarray, np.ndarray, float]:
-    mean = np.asarray(mean, dtype=float)
-    std = np.asarray(std, dtype=float)
+    """The one input rule of every acquisition: finite ``mean``, ``std >= 0``, ``best``."""
+    mean = _finite(mean, "mean")
+    std = _finite(std, "std")
     if mean.shape != std.shape:
         raise ValueError(f"mean and std must have the same shape, got {mean.shape} and {std.shape}")
-    if np.any(std < 0) or np.isnan(std).any():
-        raise ValueError("std must be >= 0")
-    best = float(best)
-    if not math.isfinite(best):
-        raise ValueError(f"best (the incumbent value) must be finite, got {best!r}")
-    return mean, std, best
+    if np.any(std < 0):
+        raise ValueError(f"std must be >= 0, got {float(np.min(std))!r}")
+    if np.ndim(best) != 0:
+        raise ValueError(f"best (the incumbent value) must be a number, got shape {np.shape(best)}")
+    return mean, std, float(_finite(best, "best"))
 
 
 class Acquisition:
@@ -147,21 +219,27 @@ class Acquisition:
     def __call__(self, mean: Any, std: Any, best: float) -> np.ndarray:
         """Acquisition values from the posterior mean, standard deviation and incumbent."""
         mean, std, best = _moments(mean, std, best)
-        return self._value(mean, std, best)
+        with _quiet():  # as vectors: the masked assignments need them
+            return self._value(mean.reshape(-1), std.reshape(-1), best).reshape(mean.shape)
 
     def value_and_gradient(
         self, mean: Any, std: Any, best: float, mean_grad: Any, std_grad: Any
     ) -> tuple[np.ndarray, np.ndarray]:
         """Values ``(m,)`` and x-gradients ``(m, d)`` from the moments and their gradients."""
         mean, std, best = _moments(mean, std, best)
-        mean_grad = np.asarray(mean_grad, dtype=float)
-        std_grad = np.asarray(std_grad, dtype=float)
-        if mean_grad.shape != std_grad.shape or mean_grad.shape[:1] != mean.shape:
+        mean_grad = _finite(mean_grad, "mean_grad")
+        std_grad = _finite(std_grad, "std_grad")
+        if (
+            mean_grad.ndim != 2
+            or mean_grad.shape != std_grad.shape
+            or mean_grad.shape[:1] != mean.shape
+        ):
             raise ValueError(
                 f"mean_grad and std_grad must have shape ({mean.shape[0]}, d), got "
                 f"{mean_grad.shape} and {std_grad.shape}"
             )
-        return self._value_and_gradient(mean, std, best, mean_grad, std_grad)
+        with _quiet():
+            return self._value_and_gradient(mean, std, best, mean_grad, std_grad)
 
     def evaluate(
         self, gp: Any, X: Any, *, best: float | None = None, return_gradient: bool = False
@@ -221,28 +299,44 @@ class _ImprovementBased(Acquisition):
         return new
 
     def _z(self, mean: np.ndarray, std: np.ndarray, best: float) -> tuple[np.ndarray, np.ndarray]:
-        """``Z`` of eq. 2.16 (0 where ``sigma = 0``) and the mask ``sigma > 0``."""
-        pos = std > 0
-        z = np.zeros_like(mean)
-        z[pos] = (mean[pos] - best - self.xi) / std[pos]
-        return z, pos
+        """The margin ``d = mu - f(x+) - xi`` and ``Z = d / sigma`` (eq. 2.16).
+
+        Where ``sigma = 0`` (or ``d / sigma`` overflows), ``Z`` is its limit: ``+inf`` for
+        ``d > 0``, ``-inf`` for ``d < 0`` and 0 for ``d = 0``.
+        """
+        d = mean - best - self.xi
+        z = d / std
+        zero = std == 0
+        if zero.any():
+            z[zero] = np.where(d[zero] > 0, np.inf, np.where(d[zero] < 0, -np.inf, 0.0))
+        return d, z
 
     @staticmethod
     def _dz(
-        z: np.ndarray,
-        std: np.ndarray,
-        pos: np.ndarray,
-        mean_grad: np.ndarray,
-        std_grad: np.ndarray,
+        z: np.ndarray, std: np.ndarray, mean_grad: np.ndarray, std_grad: np.ndarray
     ) -> np.ndarray:
-        """``dZ/dx = (dmu - Z dsigma) / sigma`` (0 where ``sigma = 0``)."""
-        dz = np.zeros_like(mean_grad)
-        dz[pos] = (mean_grad[pos] - z[pos, None] * std_grad[pos]) / std[pos, None]
-        return dz
+        """``dZ/dx = (dmu - Z dsigma) / sigma``; not finite where ``sigma = 0`` or tiny."""
+        return (mean_grad - z[:, None] * std_grad) / std[:, None]
+
+    @staticmethod
+    def _by_parts(
+        log_c: np.ndarray, z: np.ndarray, mean_grad: np.ndarray, std_grad: np.ndarray
+    ) -> np.ndarray:
+        """The chain rule ``r(Z) dZ`` as ``c (dmu - Z dsigma)``, ``log c = log r(Z) - log sigma``.
+
+        For ``sigma`` so small that ``dZ`` overflows: 0 where ``r(Z)`` vanishes (or the
+        bracket does), ``+-inf`` only where the slope itself is beyond the float range.
+        """
+        c = np.exp(log_c)[:, None]
+        a = mean_grad - z[:, None] * std_grad
+        return np.where((c == 0) | (a == 0), 0.0, c * a)
 
 
 class ProbabilityOfImprovement(_ImprovementBased):
-    """``PI(x) = P(I(x) > 0) = Phi(Z)`` (assignment eq. 2.11); 0 where ``sigma = 0``.
+    """``PI(x) = P(I(x) > 0) = Phi(Z)`` (assignment eq. 2.11).
+
+    At ``sigma = 0`` the limit: 1, 1/2 or 0 as ``mu - f(x+) - xi`` is ``> 0``, ``= 0`` or
+    ``< 0``.
 
     Parameters
     ----------
@@ -260,39 +354,53 @@ class ProbabilityOfImprovement(_ImprovementBased):
     default_xi = 0.2
 
     def _value(self, mean: np.ndarray, std: np.ndarray, best: float) -> np.ndarray:
-        z, pos = self._z(mean, std, best)
-        return np.where(pos, special.ndtr(z), 0.0)
+        return special.ndtr(self._z(mean, std, best)[1])
 
     def _value_and_gradient(self, mean, std, best, mean_grad, std_grad):  # type: ignore[no-untyped-def]
-        z, pos = self._z(mean, std, best)
-        value = np.where(pos, special.ndtr(z), 0.0)
-        grad = np.exp(_log_phi(z))[:, None] * self._dz(z, std, pos, mean_grad, std_grad)
-        return value, grad
+        _, z = self._z(mean, std, best)
+        log_phi = _log_phi(z)
+        grad = np.exp(log_phi)[:, None] * self._dz(z, std, mean_grad, std_grad)
+        redo = ~np.isfinite(grad).all(axis=1)  # sigma = 0, or so small that dZ overflows
+        if redo.any():
+            redo &= std > 0
+            log_c = log_phi[redo] - np.log(std[redo])
+            grad[redo] = self._by_parts(log_c, z[redo], mean_grad[redo], std_grad[redo])
+        grad[std == 0] = 0.0  # the limit, or (d = 0, a jump) no slope to follow
+        return special.ndtr(z), grad
 
     def for_search(self) -> Acquisition:
         return LogProbabilityOfImprovement(self.xi)
 
 
 class LogProbabilityOfImprovement(_ImprovementBased):
-    """``log PI(x) = log Phi(Z)`` via ``scipy.special.log_ndtr``; ``-inf`` where sigma = 0."""
+    """``log PI(x) = log Phi(Z)`` via ``scipy.special.log_ndtr``.
+
+    At ``sigma = 0`` the log of PI's limit: 0, ``log 1/2`` or ``-inf``.
+    """
 
     name = "logpi"
     default_xi = 0.2
 
     def _value(self, mean: np.ndarray, std: np.ndarray, best: float) -> np.ndarray:
-        z, pos = self._z(mean, std, best)
-        return np.where(pos, special.log_ndtr(z), -np.inf)
+        return special.log_ndtr(self._z(mean, std, best)[1])
 
     def _value_and_gradient(self, mean, std, best, mean_grad, std_grad):  # type: ignore[no-untyped-def]
-        z, pos = self._z(mean, std, best)
+        _, z = self._z(mean, std, best)
         log_pi = special.log_ndtr(z)
-        ratio = np.exp(_log_phi(z) - log_pi)  # phi / Phi, finite for every finite z
-        grad = ratio[:, None] * self._dz(z, std, pos, mean_grad, std_grad)
-        return np.where(pos, log_pi, -np.inf), grad
+        log_ratio = _far_left(z, _log_phi(z) - log_pi)  # log(phi / Phi)
+        grad = np.exp(log_ratio)[:, None] * self._dz(z, std, mean_grad, std_grad)
+        flat = (std == 0) | np.isneginf(log_pi)  # the limit, or no slope to follow
+        redo = ~np.isfinite(grad).all(axis=1) & ~flat  # sigma so small that dZ overflows
+        if redo.any():
+            log_c = log_ratio[redo] - np.log(std[redo])
+            grad[redo] = self._by_parts(log_c, z[redo], mean_grad[redo], std_grad[redo])
+        grad[flat] = 0.0
+        return log_pi, grad
 
 
 class ExpectedImprovement(_ImprovementBased):
-    """``EI(x) = E[I(x)]`` (assignment eqs. 2.15-2.16); 0 where ``sigma = 0``.
+    """``EI(x) = E[I(x)]`` (assignment eqs. 2.15-2.16); ``max{0, mu - f(x+) - xi}`` at
+    ``sigma = 0`` (the limit; the seed's eq. 2.16 writes 0, the same at evaluated points).
 
     ``(mu - f(x+) - xi) Phi(Z) + sigma phi(Z)``; round-off can make the two terms cancel
     to a tiny negative number far below the incumbent, so the value is clipped at 0.
@@ -307,23 +415,24 @@ class ExpectedImprovement(_ImprovementBased):
     >>> ei = ExpectedImprovement(xi=0.0)
     >>> round(float(ei([0.0], [1.0], best=0.0)[0]), 6)  # phi(0) = 1/sqrt(2 pi)
     0.398942
+    >>> float(ei([1.0], [0.0], best=0.5)[0])  # sigma = 0: the improvement is certain
+    0.5
     """
 
     name = "ei"
     default_xi = 0.05
 
     def _value(self, mean: np.ndarray, std: np.ndarray, best: float) -> np.ndarray:
-        z, pos = self._z(mean, std, best)
-        ei = (mean - best - self.xi) * special.ndtr(z) + std * np.exp(_log_phi(z))
-        return np.where(pos, np.maximum(ei, 0.0), 0.0)
+        d, z = self._z(mean, std, best)
+        # at Z = +-inf (sigma = 0): d * 1 + 0 = d, or d * 0 + 0 = 0, the limits
+        ei = d * special.ndtr(z) + std * np.exp(_log_phi(z))
+        return np.maximum(ei, 0.0)
 
     def _value_and_gradient(self, mean, std, best, mean_grad, std_grad):  # type: ignore[no-untyped-def]
-        z, pos = self._z(mean, std, best)
+        d, z = self._z(mean, std, best)
         cdf, pdf = special.ndtr(z), np.exp(_log_phi(z))
-        ei = (mean - best - self.xi) * cdf + std * pdf
-        value = np.where(pos, np.maximum(ei, 0.0), 0.0)
+        value = np.maximum(d * cdf + std * pdf, 0.0)
         grad = cdf[:, None] * mean_grad + pdf[:, None] * std_grad  # dEI/dmu, dEI/dsigma
-        grad[~pos] = 0.0
         return value, grad
 
     def for_search(self) -> Acquisition:
@@ -334,7 +443,8 @@ class LogExpectedImprovement(_ImprovementBased):
     """``log EI(x) = log sigma + log h(Z)``, ``h(z) = phi(z) + z Phi(z)``; see :func:`log_h`.
 
     Finite and increasing in ``mu`` for every finite ``Z``, where EI itself underflows
-    to 0 for ``Z < -38`` or so; ``-inf`` where ``sigma = 0``. The gradient is
+    to 0 for ``Z < -38`` or so; ``log max{0, mu - f(x+) - xi}`` at ``sigma = 0`` (the
+    limit, ``-inf`` unless the improvement is certain). The gradient is
     ``d log EI = dsigma / sigma + (Phi(Z) / h(Z)) dZ``.
 
     Parameters
@@ -346,19 +456,47 @@ class LogExpectedImprovement(_ImprovementBased):
     default_xi = 0.05
 
     def _value(self, mean: np.ndarray, std: np.ndarray, best: float) -> np.ndarray:
-        z, pos = self._z(mean, std, best)
-        out = np.full_like(mean, -np.inf)
-        out[pos] = np.log(std[pos]) + log_h(z[pos])
-        return out
+        return self._log_ei(*self._z(mean, std, best), std)[0]
+
+    @staticmethod
+    def _log_ei(d: np.ndarray, z: np.ndarray, std: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``log EI`` and ``log h(Z)``.
+
+        ``log max{0, d}`` where ``Z`` is infinite (the limit) and where ``Z > 1/sqrt(eps)``:
+        there ``EI = d`` to double precision, and ``log sigma + log Z`` would lose digits
+        to cancellation as ``sigma -> 0``.
+        """
+        lh = _log_h(z)
+        value = np.log(std) + lh
+        limit = (z > _SQRT_EPS_INV) | np.isneginf(z)  # Z = +inf or huge, or Z = -inf
+        if limit.any():
+            value[limit] = np.log(np.maximum(d[limit], 0.0))
+        return value, lh
 
     def _value_and_gradient(self, mean, std, best, mean_grad, std_grad):  # type: ignore[no-untyped-def]
-        z, pos = self._z(mean, std, best)
-        lh = log_h(z)
-        value = np.full_like(mean, -np.inf)
-        value[pos] = np.log(std[pos]) + lh[pos]
-        ratio = np.exp(special.log_ndtr(z) - lh)  # Phi(z) / h(z)
-        grad = ratio[:, None] * self._dz(z, std, pos, mean_grad, std_grad)
-        grad[pos] += std_grad[pos] / std[pos, None]
+        d, z = self._z(mean, std, best)
+        value, lh = self._log_ei(d, z, std)
+        log_cdf = special.log_ndtr(z)
+        ratio = np.exp(_far_left(z, log_cdf - lh))  # Phi(z) / h(z)
+        grad = ratio[:, None] * self._dz(z, std, mean_grad, std_grad)
+        grad += std_grad / std[:, None]
+        # sigma = 0 or tiny, or far above the incumbent (Z > 1/sqrt(eps)), where the two
+        # terms above cancel to a relative error of eps Z
+        flat = np.isneginf(value)  # no slope to follow
+        redo = (~np.isfinite(grad).all(axis=1) | (z > _SQRT_EPS_INV)) & ~flat
+        if redo.any():
+            # d log EI = dEI / EI = (Phi dmu + phi dsigma) / EI with the larger of Phi and
+            # phi taken out: a bounded bracket times a scale that is +-inf only where the
+            # slope itself is beyond the float range
+            lc, lp = log_cdf[redo], _log_phi(z[redo])
+            top = np.maximum(lc, lp)
+            bracket = (
+                np.exp(lc - top)[:, None] * mean_grad[redo]
+                + np.exp(lp - top)[:, None] * std_grad[redo]
+            )
+            scale = np.exp(top - value[redo])[:, None]
+            grad[redo] = np.where(bracket == 0, 0.0, scale * bracket)
+        grad[flat] = 0.0
         return value, grad
 
 
@@ -377,7 +515,7 @@ class UpperConfidenceBound(Acquisition):
         self.beta: float = check_nonnegative_number(beta, "beta")
 
     def _value(self, mean: np.ndarray, std: np.ndarray, best: float) -> np.ndarray:
-        return mean + math.sqrt(self.beta) * std
+        return mean + math.sqrt(self.beta) * std  # mu at sigma = 0
 
     def _value_and_gradient(self, mean, std, best, mean_grad, std_grad):  # type: ignore[no-untyped-def]
         s = math.sqrt(self.beta)

@@ -14,6 +14,7 @@ mean the same thing for every problem; outputs are standardised (``normalize_y``
 from __future__ import annotations
 
 import math
+import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ from kernelkit.optimize.acquisition import (
     noisy_incumbent,
 )
 from kernelkit.optimize.schedules import Schedule, as_schedule
-from kernelkit.optimize.search import maximize_acquisition, sobol_points
+from kernelkit.optimize.search import check_bounds, maximize_acquisition, sobol_points
 from kernelkit.optimize.surrogate import default_kernel, fit_map, posterior
 
 __all__ = ["BayesianOptimizer", "OptimizationResult"]
@@ -56,41 +57,31 @@ _LOCAL_PER_SCALE = 10
 _DUPLICATE = 1e-8
 
 
-def check_bounds(bounds: Any, n_dims: int | None = None) -> np.ndarray:
-    """``bounds`` as a float array of shape ``(d, 2)`` with ``low < high``, or a clear error."""
-    if isinstance(bounds, (str, bytes)) or bounds is None:
-        raise TypeError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}")
+def _real_number(y: Any, name: str) -> float:
+    """``y`` as a float if it is one real number, or a clear error naming ``name``.
+
+    Accepted: ``int``, ``float``, NumPy integer and floating scalars, and 0-d or
+    one-element arrays of them (what ``objective(x)`` written with NumPy returns). NaN and
+    infinity are returned as they are, for the caller to record as failed evaluations.
+    Strings (even ``"1.5"``), bools, complex numbers and several numbers are not numbers
+    here.
+    """
+    if isinstance(y, (str, bytes, bool, np.bool_)) or y is None:
+        raise TypeError(f"{name} must be a real number, got {type(y).__name__} {y!r}")
     try:
-        arr = np.asarray(bounds, dtype=float)
+        arr = np.asarray(y)
     except (TypeError, ValueError):
-        raise ValueError(
-            f"bounds must be a sequence of (low, high) pairs of numbers, got {bounds!r}"
-        ) from None
-    if arr.ndim == 1 and arr.shape[0] == 2:
-        raise ValueError(
-            f"bounds must have shape (d, 2), one (low, high) pair per dimension, got shape "
-            f"{arr.shape}; for one dimension write [({arr[0]:g}, {arr[1]:g})]"
-        )
-    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
-        raise ValueError(
-            f"bounds must have shape (d, 2), one (low, high) pair per dimension, got shape "
-            f"{arr.shape}"
-        )
-    if not np.isfinite(arr).all():
-        raise ValueError("bounds must be finite")
-    bad = np.flatnonzero(arr[:, 0] >= arr[:, 1])
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(
-            f"bounds must have low < high in every dimension; dimension {i} has "
-            f"low={arr[i, 0]:g} >= high={arr[i, 1]:g}"
-        )
-    if n_dims is not None and arr.shape[0] != n_dims:
-        raise ValueError(
-            f"bounds has {arr.shape[0]} (low, high) pairs, but the objective takes "
-            f"{n_dims}-dimensional points"
-        )
-    return arr
+        raise TypeError(f"{name} must be a real number, got {type(y).__name__}") from None
+    if arr.dtype == object and arr.size == 1:
+        item = arr.reshape(()).item()
+        if isinstance(item, numbers.Real) and not isinstance(item, (bool, np.bool_)):
+            arr = np.asarray(float(item))
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        what = f"{type(y).__name__} {y!r}" if arr.ndim == 0 else f"an array of dtype {arr.dtype}"
+        raise TypeError(f"{name} must be a real number, got {what}")
+    if arr.size != 1:
+        raise ValueError(f"{name} must be one real number, got an array of shape {arr.shape}")
+    return float(arr.reshape(()))
 
 
 @dataclass
@@ -210,9 +201,14 @@ class BayesianOptimizer:
     Parameters
     ----------
     objective : callable or None
-        ``objective(x) -> float`` for ``x`` of shape ``(d,)``, in the original domain.
-        ``None`` for pure :meth:`ask` / :meth:`tell` use. Exceptions and non-finite
-        values are recorded in the history as failed evaluations and the run goes on.
+        ``objective(x) -> float`` for ``x`` of shape ``(d,)``, in the original domain; it
+        gets a copy of the point, so changing its argument in place changes nothing
+        recorded. The value must be a real number: a float or int, a NumPy scalar, or a
+        0-d or one-element array of one. Exceptions, NaN, infinities and anything that is
+        not a real number (a string such as ``"1.5"``, a bool, several values) are
+        recorded in the history as failed evaluations, with the reason, and the run goes
+        on (:meth:`run` raises if every evaluation failed). ``None`` for pure
+        :meth:`ask` / :meth:`tell` use.
     bounds : array of shape (d, 2), optional
         Box ``[low, high]`` per dimension. May be omitted when ``objective`` is a
         :class:`~kernelkit.optimize.functions.TestFunction`.
@@ -469,7 +465,9 @@ class BayesianOptimizer:
     def ask(self) -> np.ndarray:
         """The next point to evaluate, shape ``(d,)``, in the original domain.
 
-        Asking again before telling returns the same point.
+        Asking again before telling returns the same point. Telling another point (the
+        asked one rounded, say) releases it: the next ask proposes afresh, with the told
+        point in the data.
         """
         if self._pending is not None:
             return self._pending.x.copy()
@@ -557,9 +555,23 @@ class BayesianOptimizer:
     def tell(self, x: Any, y: Any, *, error: str | None = None) -> None:
         """Record the value ``y`` of the objective at ``x`` (original domain).
 
-        ``y`` may be ``None`` or non-finite for a failed evaluation (give the reason as
-        ``error``); failures are kept in the history and, for the surrogate, imputed
-        with the worst value seen so that the search moves away from them.
+        ``x`` is recorded as given. If it is the point :meth:`ask` returned, the
+        history keeps how that point was chosen; any other point (the asked one
+        rounded to a grid, say, or an evaluation made elsewhere) is recorded with
+        source ``"told"`` and releases the asked point, so the next :meth:`ask`
+        proposes a new one from all the data (scikit-optimize's behaviour).
+
+        ``y`` must be a real number (see ``objective``); it may be ``None`` or
+        non-finite for a failed evaluation (give the reason as ``error``); failures are
+        kept in the history and, for the surrogate, imputed with the worst value seen so
+        that the search moves away from them.
+
+        Raises
+        ------
+        ValueError
+            If ``x`` is not a finite point of the box.
+        TypeError
+            If ``y`` is not a real number or ``None``.
         """
         x = np.asarray(x, dtype=float)
         d = self.n_dims
@@ -579,13 +591,7 @@ class BayesianOptimizer:
             raise ValueError(
                 f"x is outside bounds: coordinate {i} is {x[i]:g}, not in [{lo[i]:g}, {hi[i]:g}]"
             )
-        if y is None:
-            value = math.nan
-        else:
-            try:
-                value = float(np.asarray(y, dtype=float).reshape(()))
-            except (TypeError, ValueError):
-                raise TypeError(f"y must be a number (or None for a failure), got {y!r}") from None
+        value = math.nan if y is None else _real_number(y, "y")
         if not math.isfinite(value):
             value = math.nan
             error = error or f"objective returned {y!r}"
@@ -597,7 +603,8 @@ class BayesianOptimizer:
             if p.step is not None:
                 self._steps[len(self._y)] = p.step
             self._pending = None
-        else:
+        else:  # not the asked point: record it as itself and release the asked one
+            self._pending = None
             u, acq_value, xi, t = self._to_unit(x), math.nan, math.nan, math.nan
             source = "told"
         self._U.append(u)
@@ -612,13 +619,13 @@ class BayesianOptimizer:
     # ------------------------------------------------------------------ loop
     def _evaluate(self, x: np.ndarray) -> tuple[float, str | None]:
         try:
-            raw = self.objective(x)
+            raw = self.objective(x.copy())  # a copy: the recorded point is the one evaluated
         except Exception as exc:  # a failed evaluation is data, not the end of the run
             return math.nan, f"{type(exc).__name__}: {exc}"
         try:
-            value = float(np.asarray(raw, dtype=float).reshape(()))
-        except (TypeError, ValueError):
-            return math.nan, f"objective returned {raw!r}, not a number"
+            value = _real_number(raw, "the objective's value")  # "1.5" is a failure
+        except (TypeError, ValueError) as exc:
+            return math.nan, str(exc)
         if not math.isfinite(value):
             return math.nan, f"objective returned {value}"
         return value, None

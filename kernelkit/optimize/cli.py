@@ -2,7 +2,9 @@
 
 ``kernelkit bayesopt --function branin --iterations 30 --acquisition ei [--initial 5]
 [--seed 0] [--out DIR] [--xi X] [--no-refit]`` runs :class:`BayesianOptimizer` with a
-progress bar, prints the best point, its value and the regret, and writes the
+progress bar for ``--iterations`` evaluations in all, as ``BayesianOptimizer.run`` counts
+them (the initial design first, then the model-guided ones), prints how many of each
+ran, the best point, its value and the regret, and writes the
 convergence figure (any dimension) and, for 1-D functions, the seed's per-step figure
 for a selection of steps into ``--out``.
 """
@@ -41,7 +43,8 @@ def _add_bayesopt(sub: argparse._SubParsersAction) -> None:
         "--iterations",
         type=int,
         default=30,
-        help="objective evaluations in total, the initial design included (default 30)",
+        help="objective evaluations in total, the initial design included (default 30; "
+        "more than the initial design size for any model-guided step)",
     )
     p.add_argument("--acquisition", default="ei", help=f"{', '.join(ACQUISITIONS)} (default ei)")
     p.add_argument(
@@ -64,13 +67,27 @@ def _add_bayesopt(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cmd_bayesopt)
 
 
+def _evaluations(source: list[str]) -> str:
+    """``"30 evaluations (5 initial design, 25 model-guided)"`` from a run's sources."""
+    n_design = source.count("initial")
+    n_model = source.count("acquisition") + source.count("greedy")
+    n_random = source.count("random")  # drawn at random while nothing had succeeded
+    parts = [f"{n_design} initial design", f"{n_model} model-guided"]
+    if n_random:
+        parts.append(f"{n_random} random")
+    return f"{len(source)} evaluations ({', '.join(parts)})"
+
+
 def _cmd_bayesopt(args: argparse.Namespace) -> int:
     from kernelkit.optimize import BayesianOptimizer, get_function
     from kernelkit.plotting import save_figure
 
     f = get_function(args.function)
-    if args.iterations < 0:
-        raise ValueError(f"--iterations must be >= 0, got {args.iterations}")
+    if args.iterations < 1:
+        raise ValueError(
+            f"--iterations must be >= 1 (evaluations in total, the initial design included), "
+            f"got {args.iterations}"
+        )
     if args.initial is not None and args.initial < 1:
         raise ValueError(f"--initial must be >= 1, got {args.initial}")
     opt = BayesianOptimizer(
@@ -86,10 +103,12 @@ def _cmd_bayesopt(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     point = ", ".join(f"{v:.6g}" for v in res.x_best)
-    print(
-        f"{f.name}: {res.n_evaluations} evaluations ({opt.n_initial} initial), "
-        f"acquisition {args.acquisition}, seed {args.seed}"
-    )
+    print(f"{f.name}: {_evaluations(res.source)}, acquisition {args.acquisition}, seed {args.seed}")
+    if res.n_evaluations <= opt.n_initial:
+        print(
+            f"note: the initial design has {opt.n_initial} points, so no evaluation was "
+            f"guided by the model; pass --iterations > {opt.n_initial} (or a smaller --initial)"
+        )
     print(f"best x = [{point}]")
     print(
         f"best f = {res.y_best:.10g}   (minimum {f.minimum:.10g}, "

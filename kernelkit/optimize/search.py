@@ -20,12 +20,68 @@ import numpy as np
 import scipy.optimize
 from scipy.stats import qmc
 
-from kernelkit._validation import check_int, check_random_state
+from kernelkit._validation import check_array, check_int, check_random_state
 
-__all__ = ["maximize_acquisition", "sobol_points"]
+__all__ = ["check_bounds", "maximize_acquisition", "sobol_points"]
 
 #: Stand-in for ``-inf`` acquisition values inside L-BFGS-B, which needs finite numbers.
 _FLOOR = -1e300
+#: Most dimensions SciPy's Sobol direction numbers cover.
+_SOBOL_MAX_DIMS = 21201
+
+
+def check_bounds(bounds: Any, n_dims: int | None = None) -> np.ndarray:
+    """``bounds`` as a float array of shape ``(d, 2)``, finite, ``low < high``, or a clear error.
+
+    Parameters
+    ----------
+    bounds : array-like of shape (d, 2)
+        One ``(low, high)`` pair per dimension.
+    n_dims : int, optional
+        The number of pairs required (the dimension of the objective's points).
+
+    Returns
+    -------
+    ndarray of shape (d, 2)
+
+    Examples
+    --------
+    >>> check_bounds([(0, 1), (-5, 5)]).shape
+    (2, 2)
+    """
+    if isinstance(bounds, (str, bytes)) or bounds is None:
+        raise TypeError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}")
+    try:
+        arr = np.asarray(bounds, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"bounds must be a sequence of (low, high) pairs of numbers, got {bounds!r}"
+        ) from None
+    if arr.ndim == 1 and arr.shape[0] == 2:
+        raise ValueError(
+            f"bounds must have shape (d, 2), one (low, high) pair per dimension, got shape "
+            f"{arr.shape}; for one dimension write [({arr[0]:g}, {arr[1]:g})]"
+        )
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
+        raise ValueError(
+            f"bounds must have shape (d, 2), one (low, high) pair per dimension, got shape "
+            f"{arr.shape}"
+        )
+    if not np.isfinite(arr).all():
+        raise ValueError("bounds must be finite")
+    bad = np.flatnonzero(arr[:, 0] >= arr[:, 1])
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"bounds must have low < high in every dimension; dimension {i} has "
+            f"low={arr[i, 0]:g} >= high={arr[i, 1]:g}"
+        )
+    if n_dims is not None and arr.shape[0] != n_dims:
+        raise ValueError(
+            f"bounds has {arr.shape[0]} (low, high) pairs, but the objective takes "
+            f"{n_dims}-dimensional points"
+        )
+    return arr
 
 
 def sobol_points(n: int, n_dims: int, random_state: Any = None) -> np.ndarray:
@@ -33,10 +89,33 @@ def sobol_points(n: int, n_dims: int, random_state: Any = None) -> np.ndarray:
 
     Drawn as the next power of two and truncated, which keeps SciPy's balance warning
     quiet; the prefix of a Sobol sequence is still well spread.
+
+    Parameters
+    ----------
+    n : int
+        Number of points, at least 1.
+    n_dims : int
+        Dimension ``d``, from 1 to 21201 (SciPy's direction numbers).
+    random_state : int, RandomState or None
+        Seeds the scrambling.
+
+    Returns
+    -------
+    ndarray of shape (n, n_dims)
+
+    Examples
+    --------
+    >>> sobol_points(5, 2, random_state=0).shape
+    (5, 2)
     """
+    check_int(n, "n", minimum=1)
+    check_int(n_dims, "n_dims", minimum=1)
+    if n_dims > _SOBOL_MAX_DIMS:
+        raise ValueError(
+            f"n_dims must be <= {_SOBOL_MAX_DIMS} (the dimensions SciPy's Sobol sequence "
+            f"covers), got {n_dims}"
+        )
     rng = check_random_state(random_state)
-    if n <= 0:
-        return np.empty((0, n_dims))
     m = int(np.ceil(np.log2(max(n, 2))))
     sampler = qmc.Sobol(n_dims, scramble=True, seed=rng.randint(2**31 - 1))
     return sampler.random_base2(m)[:n]
@@ -77,15 +156,15 @@ def maximize_acquisition(
         ``value_and_gradient(X) -> ((m,), (m, d))``; ``None`` lets L-BFGS-B use finite
         differences of ``value`` (for kernels without input gradients).
     bounds : array of shape (d, 2)
-        The box.
+        The box: finite ``(low, high)`` pairs with ``low < high`` (see :func:`check_bounds`).
     n_candidates : int, default=2048
-        Candidates scored before the local runs: half Sobol, half uniform.
+        Candidates scored before the local runs (at least 1): half Sobol, half uniform.
     n_starts : int, default=5
-        L-BFGS-B runs, from the best distinct candidates.
-    extra : array of shape (k, d), optional
+        L-BFGS-B runs, from the best distinct candidates (0: the best candidate).
+    extra : array of shape (k, d) or (d,), optional
         More candidates (clipped to the box), e.g. around the incumbent.
     maxiter : int, default=200
-        Iteration limit of each L-BFGS-B run.
+        Iteration limit of each L-BFGS-B run, at least 1.
     random_state : int, RandomState or None
 
     Returns
@@ -95,19 +174,21 @@ def maximize_acquisition(
     value : float
         The acquisition there.
     """
-    bounds = np.asarray(bounds, dtype=float)
-    if bounds.ndim != 2 or bounds.shape[1] != 2:
-        raise ValueError(f"bounds must have shape (d, 2), got {bounds.shape}")
+    bounds = check_bounds(bounds)
     check_int(n_candidates, "n_candidates", minimum=1)
     check_int(n_starts, "n_starts", minimum=0)
-    rng = check_random_state(random_state)
+    check_int(maxiter, "maxiter", minimum=1)
     d = bounds.shape[0]
+    if extra is not None:
+        extra = check_array(np.atleast_2d(extra), "extra", n_features=d, allow_empty=True)
+    rng = check_random_state(random_state)
     lo, hi = bounds[:, 0], bounds[:, 1]
     n_sobol = n_candidates // 2
-    unit = np.vstack([sobol_points(n_sobol, d, rng), rng.uniform(size=(n_candidates - n_sobol, d))])
+    sobol = sobol_points(n_sobol, d, rng) if n_sobol else np.empty((0, d))
+    unit = np.vstack([sobol, rng.uniform(size=(n_candidates - n_sobol, d))])
     X = lo + unit * (hi - lo)
     if extra is not None:
-        X = np.vstack([np.clip(np.asarray(extra, dtype=float).reshape(-1, d), lo, hi), X])
+        X = np.vstack([np.clip(extra, lo, hi), X])
     values = value(X)
     i_best = int(np.argmax(np.where(np.isnan(values), -np.inf, values)))
     x_best, v_best = X[i_best].copy(), float(values[i_best])

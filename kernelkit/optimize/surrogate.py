@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import scipy.linalg
 import scipy.optimize
+from sklearn.exceptions import NotFittedError
 
 from kernelkit._validation import check_array, check_random_state
 from kernelkit.kernels import Kernel, Matern
@@ -58,6 +59,20 @@ def default_kernel(n_dims: int, nu: float = 2.5) -> Kernel:
     )
 
 
+def _check_fitted(gp: Any, caller: str) -> None:
+    """Raise scikit-learn's ``NotFittedError`` (a ``ValueError``) unless ``gp`` is fitted.
+
+    The training data and weights are asked for by name (cheaply: :func:`posterior` runs
+    inside the acquisition search): a GP prior is usable unfitted elsewhere
+    (``requires_fit=False``), but it has no data to condition on here.
+    """
+    if not all(hasattr(gp, name) for name in ("X_train_", "alpha_", "L_")):
+        raise NotFittedError(
+            f"{caller} needs a fitted GaussianProcessRegressor, but this "
+            f"{type(gp).__name__} is not fitted yet; call gp.fit(X, y) first"
+        )
+
+
 def _diag_gradient(kernel: Kernel, X: np.ndarray) -> np.ndarray:
     """``d k(x, x) / dx`` for each row; ``2 dk(x, y)/dx`` at ``y = x`` for symmetric k."""
     if kernel.is_stationary:
@@ -88,8 +103,7 @@ def posterior(
         ``(mean, std, mean_grad, std_grad)``; ``std`` is that of the latent ``f``
         (without observation noise), as in :meth:`GaussianProcessRegressor.predict`.
     """
-    if not hasattr(gp, "alpha_"):
-        raise ValueError("posterior needs a fitted GaussianProcessRegressor; call fit first")
+    _check_fitted(gp, "posterior")
     kernel: Kernel = gp.kernel_
     Xt = gp.X_train_
     X = check_array(X, "X", n_features=Xt.shape[1])

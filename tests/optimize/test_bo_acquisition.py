@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+import warnings
+
 import numpy as np
 import pytest
-from scipy import special
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import special, stats
+from sklearn.exceptions import NotFittedError
 
 from kernelkit.kernels import RBF, Linear, Matern
 from kernelkit.models import GaussianProcessRegressor
@@ -68,18 +74,148 @@ def test_xi_shifts_the_threshold():
     assert ei1[0] < ei0[0]
 
 
-# ---------------------------------------------------------------- sigma = 0
-def test_zero_sigma_gives_zero_without_nan():
-    mean, std = np.array([1.0, -1.0, 0.0]), np.zeros(3)
-    grads = np.ones((3, 2))
-    for acq in (ExpectedImprovement(0.05), ProbabilityOfImprovement(0.2)):
-        v = acq(mean, std, 0.0)
-        assert np.array_equal(v, np.zeros(3))
-        v, g = acq.value_and_gradient(mean, std, 0.0, grads, grads)
-        assert np.array_equal(v, np.zeros(3)) and np.all(np.isfinite(g))
-    for acq in (LogExpectedImprovement(0.05), LogProbabilityOfImprovement(0.2)):
-        v, g = acq.value_and_gradient(mean, std, 0.0, grads, grads)
-        assert np.all(v == -np.inf) and np.all(np.isfinite(g))
+# ---------------------------------------------------------------- sigma = 0 and its limit
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
+TINY = [0.0, 1e-300, 1e-12]
+GRAD = np.array([[1.0, -1.0, 0.0]])  # dmu = dsigma: both terms of every chain rule
+
+
+def _limits(acq, mean, best):
+    """The values at sigma -> 0+ for the margin d = mean - best - xi: I = max{0, d} is sure."""
+    if isinstance(acq, UpperConfidenceBound):
+        return mean
+    d = mean - best - acq.xi
+    pi = np.where(d > 0, 1.0, np.where(d < 0, 0.0, 0.5))
+    with np.errstate(divide="ignore"):
+        return {
+            "pi": pi,
+            "logpi": np.log(pi),
+            "ei": np.maximum(d, 0.0),
+            "logei": np.log(np.maximum(d, 0.0)),
+        }[acq.name]
+
+
+def test_zero_sigma_gives_the_limits():
+    # the issue's example: EI(xi=0) at mean 1, std 0, best 0.5 is max(1 - 0.5, 0) = 0.5
+    assert ExpectedImprovement(xi=0.0)(mean=[1.0], std=[0.0], best=0.5)[0] == 0.5
+    mean, std = np.array([1.0, -1.0, 0.05]), np.zeros(3)  # d > 0, d < 0, d = 0 at xi = 0.05
+    dmu, dsd = np.array([[1.0, 2.0]] * 3), np.ones((3, 2))
+    phi0 = 1.0 / np.sqrt(2.0 * np.pi)
+    expected = {  # EI: Phi dmu + phi dsigma at Z = inf, -inf, 0
+        "ei": ([0.95, 0.0, 0.0], [[1.0, 2.0], [0.0, 0.0], [0.5 + phi0, 1.0 + phi0]]),
+        "pi": ([1.0, 0.0, 0.5], np.zeros((3, 2))),
+        "logei": ([np.log(0.95), -np.inf, -np.inf], [[1 / 0.95, 2 / 0.95], [0, 0], [0, 0]]),
+        "logpi": ([0.0, -np.inf, np.log(0.5)], np.zeros((3, 2))),
+    }
+    for cls in (ExpectedImprovement, ProbabilityOfImprovement):
+        for acq in (cls(0.05), cls(0.05).for_search()):
+            value, grad = expected[acq.name]
+            np.testing.assert_allclose(acq(mean, std, 0.0), value, rtol=1e-15)
+            v, g = acq.value_and_gradient(mean, std, 0.0, dmu, dsd)
+            np.testing.assert_allclose(v, value, rtol=1e-15)
+            np.testing.assert_allclose(g, grad, rtol=1e-15, atol=0)
+    ucb = UpperConfidenceBound(4.0)
+    assert np.array_equal(ucb(mean, std, 0.0), mean)
+
+
+ACQ_ALL = [
+    ExpectedImprovement(0.0),
+    ExpectedImprovement(0.3),
+    ProbabilityOfImprovement(0.2),
+    LogExpectedImprovement(0.05),
+    LogProbabilityOfImprovement(0.0),
+    UpperConfidenceBound(2.0),
+]
+
+
+@pytest.mark.parametrize("acq", ACQ_ALL, ids=repr)
+@SETTINGS
+@given(mean=st.floats(-1e6, 1e6), best=st.floats(-1e6, 1e6))
+def test_values_at_zero_and_tiny_sigma_agree_with_the_limit(acq, mean, best):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow / divide warnings at tiny sigma
+        at, grad = {}, {}
+        for s in [*TINY, 1e-160]:
+            at[s] = float(acq([mean], [s], best)[0])
+            v, grad[s] = acq.value_and_gradient([mean], [s], best, GRAD, GRAD)
+            assert v[0] == at[s] and not np.isnan(grad[s]).any()
+    limit = float(_limits(acq, np.array(mean), best))
+    assert at[0.0] == limit
+    d = mean - best - getattr(acq, "xi", 0.0)
+    for s in TINY:  # gradients: the limits where there are ones
+        if acq.name == "ei" and abs(d) > 40 * s:  # Phi dmu + phi dsigma -> dmu or 0
+            np.testing.assert_allclose(grad[s], GRAD * (d > 0), atol=1e-12)
+        elif acq.name == "logei" and d > 40 * s:  # dEI / EI -> dmu / d
+            np.testing.assert_allclose(grad[s], GRAD / d, rtol=1e-7, atol=1e-12 / d)
+        elif acq.name in ("pi", "logpi") and (s == 0 or d > 40 * s):
+            assert np.all(np.abs(grad[s]) < 1e-30)  # phi(Z) vanishes: 0 in the limit
+        elif acq.name == "ucb":
+            assert np.array_equal(grad[s], GRAD + np.sqrt(acq.beta) * GRAD)
+    for s in TINY[1:]:
+        v = at[s]
+        if acq.name == "ei":  # 0 <= EI - max(d, 0) = sigma h(-|d| / sigma) <= sigma phi(0)
+            assert 0.0 <= v - limit + 1e-15 * abs(d) <= 0.4 * s + 1e-15 * abs(d)
+        elif acq.name == "pi":  # |PI - limit| = Phi(-|d| / sigma)
+            assert abs(v - limit) <= special.ndtr(-abs(d) / s) + 1e-15
+        elif acq.name == "ucb":
+            assert v == pytest.approx(limit, rel=1e-15, abs=2 * s)
+        elif d > 40 * s:  # improvement certain to double precision: log of the limit
+            assert v == pytest.approx(limit, abs=1e-10)
+        elif d < -40 * s:  # far below: at most log(sigma phi(0)) resp. log Phi(-40)
+            bound = np.log(0.4 * s) if acq.name == "logei" else special.log_ndtr(-40.0)
+            assert v <= bound
+    if acq.name in ("ei", "logei"):  # never decreasing in sigma: dEI/dsigma = phi(Z) >= 0
+        tol = 1e-12 if acq.name == "logei" else 1e-15 * abs(d)  # up to rounding
+        assert at[0.0] <= at[1e-300] + tol and at[1e-300] <= at[1e-12] + tol
+
+
+@pytest.mark.parametrize("acq", ACQ_ALL, ids=repr)
+@pytest.mark.parametrize("std", [*TINY, 1e-3, 1.0, 50.0])
+@SETTINGS
+@given(means=st.lists(st.floats(-1e3, 1e3), min_size=2, max_size=12), best=st.floats(-10, 10))
+def test_acquisitions_are_monotone_in_the_mean(acq, std, means, best):
+    mean = np.sort(np.asarray(means))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = acq(mean, np.full(mean.shape, std), best)
+    assert not np.isnan(v).any()
+    for lo, hi in itertools.pairwise(v):  # up to rounding of the closed forms
+        assert hi >= lo - 1e-12 * max(abs(lo), 1.0) or lo == -np.inf
+
+
+@SETTINGS
+@given(
+    mean=st.floats(-20, 20),
+    std=st.floats(1e-3, 1e3),
+    best=st.floats(-20, 20),
+    xi=st.floats(0, 2),
+)
+def test_acquisitions_match_the_closed_forms(mean, std, best, xi):
+    d = mean - best - xi
+    z = d / std
+    ei = d * stats.norm.cdf(z) + std * stats.norm.pdf(z)
+    m, s = np.array([mean]), np.array([std])
+    assert ProbabilityOfImprovement(xi)(m, s, best)[0] == pytest.approx(stats.norm.cdf(z))
+    assert LogProbabilityOfImprovement(xi)(m, s, best)[0] == pytest.approx(stats.norm.logcdf(z))
+    assert ExpectedImprovement(xi)(m, s, best)[0] == pytest.approx(ei, rel=1e-9, abs=1e-300)
+    if ei > 1e-250:
+        log_ei = LogExpectedImprovement(xi)(m, s, best)[0]
+        assert log_ei == pytest.approx(np.log(ei), rel=1e-8, abs=1e-10)
+    beta = 1.0 + xi
+    assert UpperConfidenceBound(beta)(m, s, best)[0] == pytest.approx(mean + np.sqrt(beta) * std)
+
+
+def test_log_acquisition_gradients_far_below_the_incumbent_at_small_sigma():
+    # z = -1e9: phi / Phi and Phi / h are |z| (1 + O(1/z^2)); the difference of two logs
+    # near -z^2 / 2 = -5e17 that gives them elsewhere has no digits left there
+    mean, std, dmu, dsd = np.array([-1.0]), np.array([1e-9]), np.eye(2)[:1], np.eye(2)[1:]
+    z = -1e9
+    _, g = LogExpectedImprovement(0.0).value_and_gradient(mean, std, 0.0, dmu, dsd)
+    # d log EI = (Phi dmu + phi dsigma) / EI = |z| / sigma dmu + (1 + z^2) / sigma dsigma
+    np.testing.assert_allclose(g[0], [-z / 1e-9, (1 + z * z) / 1e-9], rtol=1e-6)
+    _, g = LogProbabilityOfImprovement(0.0).value_and_gradient(mean, std, 0.0, dmu, dsd)
+    # d log PI = (phi / Phi) (dmu - z dsigma) / sigma
+    np.testing.assert_allclose(g[0], [-z / 1e-9, z * z / 1e-9], rtol=1e-6)
 
 
 def test_zero_sigma_at_a_noiseless_training_point():
@@ -243,3 +379,50 @@ def test_bad_moments():
         ExpectedImprovement()([0.0, 1.0], [1.0], 0.0)
     with pytest.raises(ValueError, match="best"):
         ExpectedImprovement()([0.0], [1.0], float("nan"))
+    with pytest.raises(ValueError, match=r"best .* must be a number, got shape \(2,\)"):
+        ExpectedImprovement()([0.0], [1.0], [0.0, 1.0])
+    with pytest.raises(TypeError, match="mean"):
+        ExpectedImprovement()(["a"], [1.0], 0.0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("arg", ["mean", "std", "best", "mean_grad", "std_grad"])
+@pytest.mark.parametrize("acq", ACQUISITIONS, ids=lambda a: a.name)
+def test_one_rule_for_nan_and_infinity(acq, arg, bad):
+    # a NaN mean used to pass through while a NaN std raised: now every argument is checked
+    kw = {
+        "mean": np.array([0.5, 1.0]),
+        "std": np.array([1.0, 0.5]),
+        "best": 0.2,
+        "mean_grad": np.ones((2, 3)),
+        "std_grad": np.ones((2, 3)),
+    }
+    if arg == "best":
+        kw[arg] = bad
+    else:
+        kw[arg] = kw[arg].copy()
+        kw[arg].flat[-1] = bad
+    pattern = rf"^{arg}\b.*(NaN|finite)"
+    with pytest.raises(ValueError, match=pattern):
+        acq.value_and_gradient(**kw)
+    if arg in ("mean", "std", "best"):
+        with pytest.raises(ValueError, match=pattern):
+            acq(kw["mean"], kw["std"], kw["best"])
+
+
+def test_noisy_incumbent_and_posterior_need_a_fitted_gp():
+    gp = GaussianProcessRegressor(RBF(lengthscale=0.3))
+    with pytest.raises(NotFittedError, match=r"noisy_incumbent needs a fitted .*call gp.fit"):
+        noisy_incumbent(gp)
+    with pytest.raises(ValueError, match=r"posterior needs a fitted .*call gp.fit"):
+        posterior(gp, [[0.5]])
+    with pytest.raises(ValueError, match="fitted"):  # through the acquisition's default best
+        ExpectedImprovement().evaluate(gp, [[0.5]])
+
+
+def test_noisy_incumbent_among_must_be_one_flag_per_point():
+    gp, _ = _gp(RBF(lengthscale=0.3), n=5)
+    with pytest.raises(ValueError, match=r"among must have shape \(5,\)"):
+        noisy_incumbent(gp, among=np.ones(4, dtype=bool))
+    with pytest.raises(TypeError, match="among must be a boolean mask"):
+        noisy_incumbent(gp, among=[0, 1])

@@ -68,7 +68,8 @@ def test_bayesopt_2d_no_refit(tmp_path, capsys):
         ]
     )
     assert args.handler(args) == 0
-    assert "branin: 6 evaluations (5 initial), acquisition pi, seed 3" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "branin: 6 evaluations (5 initial design, 1 model-guided), acquisition pi, seed 3" in out
     assert [p.name for p in tmp_path.iterdir()] == ["convergence.png"]
 
 
@@ -77,7 +78,8 @@ def test_bayesopt_2d_no_refit(tmp_path, capsys):
     [
         (["--function", "nope"], "unknown test function 'nope'"),
         (["--acquisition", "nope"], "unknown acquisition 'nope'"),
-        (["--iterations", "-2"], "--iterations must be >= 0"),
+        (["--iterations", "-2"], "--iterations must be >= 1"),
+        (["--iterations", "0"], r"--iterations must be >= 1 \(evaluations in total"),
         (["--initial", "0"], "--initial must be >= 1"),
     ],
 )
@@ -85,6 +87,43 @@ def test_bayesopt_bad_arguments(argv, match, tmp_path):
     args = _parse(["bayesopt", "--out", str(tmp_path), *argv])
     with pytest.raises(ValueError, match=match):
         args.handler(args)
+
+
+def test_fewer_iterations_than_the_initial_design_says_what_ran(tmp_path, capsys):
+    # it printed "3 evaluations (5 initial)": 3 evaluations ran, all from the design
+    args = _parse(["bayesopt", "--function", "branin", "--iterations", "3", "--out", str(tmp_path)])
+    assert args.handler(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert (
+        out[0] == "branin: 3 evaluations (3 initial design, 0 model-guided), acquisition ei, seed 0"
+    )
+    assert out[1].startswith("note: the initial design has 5 points, so no evaluation was guided")
+    assert "--iterations > 5" in out[1]
+
+
+def test_printed_counts_are_those_of_run(tmp_path, capsys):
+    from kernelkit.optimize import BayesianOptimizer, get_function
+
+    f = get_function("forrester")
+    res = BayesianOptimizer(f, f.bounds, n_initial=4, random_state=2).run(7)
+    n_model = res.source.count("acquisition") + res.source.count("greedy")
+    assert (res.source.count("initial"), n_model) == (4, 3)
+    argv = ["--function", "forrester", "--iterations", "7", "--initial", "4", "--seed", "2"]
+    args = _parse(["bayesopt", *argv, "--out", str(tmp_path)])
+    assert args.handler(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("forrester: 7 evaluations (4 initial design, 3 model-guided),")
+    assert not any(line.startswith("note:") for line in out)
+    assert f"best f = {res.y_best:.10g}" in out[2]
+
+
+def test_iterations_zero_is_refused_by_the_command(tmp_path, capsys):
+    # it exited 0 and printed x = [nan, nan]
+    code = main(["bayesopt", "--iterations", "0", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err.startswith("kernelkit: error: --iterations must be >= 1") and err.count("\n") == 1
+    assert not any(tmp_path.iterdir())
 
 
 def test_help_lists_every_function_and_acquisition(capsys):

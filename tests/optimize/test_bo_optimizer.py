@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernelkit.kernels import RBF, Matern
 from kernelkit.optimize import BayesianOptimizer, ExponentialDecay, get_function
@@ -53,6 +56,42 @@ def test_ask_tell_gives_the_same_trajectory_as_run():
     # run() can continue after ask/tell and vice versa
     opt.objective = f
     assert opt.run(2).n_evaluations == 12
+
+
+def test_telling_a_rounded_point_records_it_and_moves_on():
+    # a user loop over an integer parameter: evaluate (and tell) the asked point rounded;
+    # the asked point used to stay pending, so every ask returned 7.9038 again
+    def f(k):
+        return (k - 3.0) ** 2
+
+    opt = BayesianOptimizer(None, [(0.0, 10.0)], n_initial=2, random_state=0)
+    asked, told = [], []
+    for _ in range(8):
+        x = opt.ask()
+        k = np.round(x)
+        asked.append(float(x[0]))
+        told.append(float(k[0]))
+        opt.tell(k, f(k[0]))
+    res = opt.result()
+    assert len(set(asked)) == len(asked)  # every ask is a new proposal
+    assert res.X[:, 0].tolist() == told  # the told points are what is recorded
+    assert res.y.tolist() == [f(k) for k in told]
+    assert res.source == ["told"] * 8
+    assert np.all(np.isnan(res.acquisition)) and np.all(np.isnan(res.time))
+    assert res.y_best == 0.0 and res.x_best[0] == 3.0
+
+
+def test_telling_another_point_releases_the_asked_one():
+    f = get_function("branin")
+    opt = BayesianOptimizer(None, f.bounds, n_initial=3, random_state=0)
+    x0 = opt.ask()
+    opt.tell(f.minimizers[0], f(f.minimizers[0]))  # an evaluation made elsewhere
+    x1 = opt.ask()  # the design moves on to its next point
+    assert not np.array_equal(x0, x1)
+    opt.tell(x1, f(x1))
+    res = opt.result()
+    assert res.source == ["told", "initial"]
+    np.testing.assert_array_equal(res.X, [f.minimizers[0], x1])
 
 
 def test_history_fields():
@@ -148,7 +187,75 @@ def test_objective_returning_a_non_number_is_a_failure():
         random_state=0,
     ).run(4)
     failed = [e for e in res.errors if e is not None]
-    assert all("not a number" in e for e in failed)
+    assert failed and all("must be one real number" in e for e in failed)
+
+
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        ("1.5", "must be a real number, got str '1.5'"),  # was accepted as 1.5
+        (True, "must be a real number, got bool"),
+        (1.5 + 0j, "must be a real number, got complex"),
+        (np.array(["1.5"]), "must be a real number, got an array of dtype <U3"),
+        (None, "must be a real number, got NoneType"),
+        (np.array([1.0, 2.0]), r"must be one real number, got an array of shape \(2,\)"),
+    ],
+)
+def test_objective_must_return_a_real_number(value, match):
+    res = BayesianOptimizer(lambda x: value, [(0.0, 1.0)], n_initial=2, random_state=0)
+    with pytest.raises(RuntimeError, match="all 2 evaluations of the objective failed"):
+        res.run(2)
+    errors = res.result().errors
+    assert all(re.match("the objective's value " + match, e) for e in errors)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_objective_returning_nan_or_infinity_is_a_failure(bad):
+    # documented: a non-finite value is a failed evaluation, recorded with its reason
+    res = BayesianOptimizer(
+        lambda x: bad if x[0] > 0.5 else float(x[0]), [(0.0, 1.0)], n_initial=4, random_state=0
+    ).run(4)
+    failed = np.flatnonzero(res.X[:, 0] > 0.5)
+    assert failed.size and res.n_failed == failed.size
+    assert all(res.errors[i] == f"objective returned {bad}" for i in failed)
+    assert np.all(np.isnan(res.y[failed])) and np.isfinite(res.y_best)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    value=st.one_of(st.floats(-1e300, 1e300), st.integers(-(2**53), 2**53)),
+    wrap=st.sampled_from(
+        [
+            lambda v: v,
+            np.float64,
+            np.float32,
+            np.asarray,
+            lambda v: np.array([v]),
+            lambda v: np.array([[v]]),
+            lambda v: [v],
+            lambda v: np.array(v, dtype=object),
+        ]
+    ),
+)
+def test_real_numbers_in_any_wrapping_are_accepted(value, wrap):
+    if wrap is np.float32:
+        value = float(np.float32(value)) if abs(value) < 3e38 else 1.0  # a float32 value
+    opt = BayesianOptimizer(None, [(0.0, 1.0)], random_state=0)
+    opt.tell([0.5], wrap(value))
+    assert opt.result().y.tolist() == [float(value)] and opt.result().errors == [None]
+
+
+def test_an_objective_that_changes_its_argument_does_not_change_the_record():
+    # the objective gets a copy: the run used to abort with "x is outside bounds"
+    def scribble(x):
+        value = FORRESTER(x)
+        x += 100.0
+        return value
+
+    res = BayesianOptimizer(scribble, FORRESTER.bounds, n_initial=3, random_state=0).run(6)
+    assert res.n_failed == 0 and np.all((res.X >= 0) & (res.X <= 1))
+    assert res.source == ["initial"] * 3 + ["acquisition"] * 3
+    np.testing.assert_allclose(res.y, [FORRESTER(x) for x in res.X], rtol=1e-12)
 
 
 def test_tell_a_failure_by_hand():
@@ -232,8 +339,12 @@ def test_tell_wrong_dimension_or_outside_bounds():
         opt.tell([1.0, 16.0], 1.0)
     with pytest.raises(ValueError, match="x must be finite"):
         opt.tell([np.nan, 1.0], 1.0)
-    with pytest.raises(TypeError, match="y must be a number"):
+    with pytest.raises(TypeError, match="y must be a real number, got str 'big'"):
         opt.tell([1.0, 1.0], "big")
+    with pytest.raises(TypeError, match=r"y must be a real number, got str '1\.5'"):
+        opt.tell([1.0, 1.0], "1.5")  # was recorded as 1.5
+    with pytest.raises(ValueError, match=r"y must be one real number, got an array of shape"):
+        opt.tell([1.0, 1.0], [1.0, 2.0])
     opt.tell([10.0, 0.0], 3.0)  # on the boundary is fine
     assert opt.result().source == ["told"]
 
