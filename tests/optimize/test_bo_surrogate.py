@@ -20,7 +20,8 @@ def _data(seed=0, n=12):
 
 @pytest.mark.filterwarnings("ignore::kernelkit.models.NoiseAtBoundWarning")
 @pytest.mark.filterwarnings("ignore:the fitted lengthscale:sklearn.exceptions.ConvergenceWarning")
-def test_maximum_likelihood_matches_the_regressor():  # the nearly irrelevant input's at its bound  # noise-free data: noise at its floor
+# noise-free data: the noise at its floor, the nearly irrelevant input's lengthscale at its bound
+def test_maximum_likelihood_matches_the_regressor():
     X, y = _data()
     kw = dict(noise=1e-4, noise_bounds=(1e-8, 1.0), normalize_y=True)
     ours = fit_map(
