@@ -7,14 +7,19 @@ import warnings
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from kernelkit._validation import check_array, check_in, check_int
+from kernelkit._validation import check_in, check_int
+from kernelkit.features._memory import check_memory
 from kernelkit.features._structured import Consumer, HadamardRademacher
-from kernelkit.features.fwht import resolve_n_jobs, run_row_blocks, scratch_buffer
+from kernelkit.features.fwht import (
+    next_power_of_two,
+    resolve_n_jobs,
+    run_row_blocks,
+    scratch_buffer,
+)
 from kernelkit.features.matrices import gaussian_matrix, haar_rows, hadamard_rademacher
 
-__all__ = ["COUPLINGS", "Directions", "check_input", "check_n_jobs"]
+__all__ = ["COUPLINGS", "Directions", "check_n_jobs"]
 
 COUPLINGS = ("iid", "orthogonal", "hadamard")
 #: Below this padded dimension Hadamard directions are strongly biased (kernel errors of
@@ -26,15 +31,19 @@ _DENSE_GEMM_BYTES = 16 * 1024 * 1024
 _DENSE_BLOCK_BYTES = 256 * 1024
 
 
-def check_input(X: Any, name: str = "X", n_features: int | None = None) -> np.ndarray:
-    """:func:`kernelkit._validation.check_array`, C-contiguous, with a clear message for
-    scipy sparse input (not supported by the dense feature maps)."""
-    if sp.issparse(X):
-        raise TypeError(
-            f"{name} is a scipy sparse matrix; sparse input is not supported here, "
-            f"pass {name}.toarray()"
-        )
-    return np.ascontiguousarray(check_array(X, name, n_features=n_features))
+#: Peak bytes per direction beyond the directions themselves: the per-row scales (norms,
+#: scale-mixture factors and their product) the feature maps draw alongside.
+_ROW_SCALE_BYTES = 32
+
+
+def directions_nbytes(coupling: str, m: int, d: int, n_blocks: int) -> int:
+    """Estimated peak memory of drawing :class:`Directions` (``m`` rows in ``R^d``)."""
+    if coupling == "hadamard":
+        D = next_power_of_two(d)
+        params = -(-m // D) * D * n_blocks  # int8 signs, ceil(m / D) blocks
+    else:  # float64 W; the orthogonal rows go through a batched QR (about 4 copies)
+        params = 8 * m * d * (4 if coupling == "orthogonal" else 1)
+    return params + _ROW_SCALE_BYTES * m
 
 
 def check_n_jobs(n_jobs: Any) -> int | None:
@@ -53,6 +62,9 @@ class Directions:
     unit Haar rows, independent blocks of ``d`` (Rowland (2018) Def. 7.1);
     ``"hadamard"``: unit rows of stacked Hadamard–Rademacher matrices with ``n_blocks``
     factors, zero-padded to ``D`` (§7.6, SORF). ``scales`` multiplies row ``i``.
+
+    A request that cannot fit in memory (:func:`directions_nbytes`) is refused before
+    anything is drawn, with ``owner`` (the feature map's name) in the message.
     """
 
     def __init__(
@@ -63,8 +75,15 @@ class Directions:
         rng: np.random.RandomState,
         *,
         n_blocks: int = 3,
+        owner: str = "Directions",
     ):
         check_in(coupling, "coupling", COUPLINGS)
+        check_memory(
+            directions_nbytes(coupling, m, d, n_blocks),
+            f"{owner}(n_components={m}, coupling={coupling!r}) on {d} features",
+            "ask for fewer components"
+            + ("" if coupling == "hadamard" else ", or use coupling='hadamard' (O(m) memory)"),
+        )
         self.coupling = coupling
         self.m, self.d = m, d
         self.scales: np.ndarray | None = None

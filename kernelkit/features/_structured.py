@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from kernelkit._validation import check_array
+from kernelkit.features._memory import empty_output
 from kernelkit.features.fwht import (
     _block_rows,
     _Plan,
@@ -59,6 +60,20 @@ class HadamardRademacher:
 
     Every row has unit norm. Build one with :meth:`sample`; apply it with :meth:`apply`.
 
+    Parameters
+    ----------
+    signs : ndarray of int8, shape (n_stack, k_real, D)
+    d, m : int
+        Input dimension and number of rows; ``n_stack = ceil(m / D)``.
+    phases : ndarray of int8, shape (n_stack, D), optional
+    row_index : ndarray of int32, optional
+        Kept rows of the blocks ``indexed_from, ..., n_stack - 1``, concatenated: block
+        ``b`` has ``D`` entries (the last block ``m - (n_stack - 1) D``). Blocks before
+        ``indexed_from`` keep all ``D`` rows in order.
+    indexed_from : int, optional
+        Default: ``n_stack`` without ``row_index``, else the first block that
+        ``row_index`` covers exactly (its length decides).
+
     Attributes
     ----------
     shape : (int, int)
@@ -69,26 +84,53 @@ class HadamardRademacher:
         The Rademacher diagonals (``k_real = n_blocks``, or ``n_blocks - 1`` for hybrid).
     phases : ndarray of int8, shape (n_stack, D), or None
         Exponents ``q`` of the last diagonal ``i**q`` (hybrid only).
+    row_index : ndarray of int32
+        See above (empty when every block keeps all its rows).
     rows : list of (ndarray of int32 or None)
-        Rows of each stacked block that are kept (``None``: all ``D`` in order).
+        Rows of each stacked block that are kept (``None``: all ``D`` in order); built
+        on access, one entry per block (for inspection and tests).
     """
 
     def __init__(
         self,
         signs: np.ndarray,
-        rows: list[np.ndarray | None],
         d: int,
+        m: int,
         phases: np.ndarray | None = None,
+        *,
+        row_index: np.ndarray | None = None,
+        indexed_from: int | None = None,
     ):
         self.signs = signs
-        self.rows = rows
         self.phases = phases
         self.d = d
-        self.d_pad = next_power_of_two(d)
+        self.d_pad = D = next_power_of_two(d)
+        self.m = m
+        self.n_stack = signs.shape[0]
+        if self.n_stack != -(-m // D):
+            raise ValueError(f"signs has {self.n_stack} blocks; m={m} rows need {-(-m // D)}")
         self.n_blocks = signs.shape[1] + (phases is not None)
-        counts = [self.d_pad if r is None else len(r) for r in rows]
-        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-        self.m = int(self.offsets[-1])
+        self.row_index = np.empty(0, np.int32) if row_index is None else row_index
+        n_indexed = -(-self.row_index.size // D)
+        self.indexed_from = self.n_stack - n_indexed if indexed_from is None else indexed_from
+        expected = m - self.indexed_from * D if self.indexed_from < self.n_stack else 0
+        if self.row_index.size != expected:
+            raise ValueError(
+                f"row_index has {self.row_index.size} entries; blocks {self.indexed_from} "
+                f"to {self.n_stack - 1} of m={m} rows need {expected}"
+            )
+
+    def block_rows(self, b: int) -> np.ndarray | None:
+        """Kept rows of stacked block ``b`` (``None``: all ``D``, in order)."""
+        if b < self.indexed_from:
+            return None
+        D = self.d_pad
+        start = (b - self.indexed_from) * D
+        return self.row_index[start : start + min(D, self.m - b * D)]
+
+    @property
+    def rows(self) -> list[np.ndarray | None]:
+        return [self.block_rows(b) for b in range(self.n_stack)]
 
     # ------------------------------------------------------------------ sampling
     @classmethod
@@ -121,7 +163,7 @@ class HadamardRademacher:
     def n_parameter_bytes(self) -> int:
         """Bytes of the stored random parameters: signs, phases and kept row indices."""
         n = self.signs.nbytes + (0 if self.phases is None else self.phases.nbytes)
-        return int(n + sum(r.nbytes for r in self.rows if r is not None))
+        return int(n + self.row_index.nbytes)
 
     def __repr__(self) -> str:
         kind = "hybrid" if self.is_complex else "real"
@@ -133,9 +175,15 @@ class HadamardRademacher:
 
         float32 input stays float32 (complex64 for hybrid); anything else is float64.
         """
-        X = _check_input(X, self.d)
+        return self._apply(_check_input(X, self.d), n_jobs)
+
+    def _apply(
+        self, X: np.ndarray, n_jobs: int | None, request: str = "HadamardRademacher.apply"
+    ) -> np.ndarray:
+        """:meth:`apply` on an already validated, C-contiguous float ``X``; ``request``
+        names the caller in a memory error."""
         dtype = np.result_type(X.dtype, np.complex64) if self.is_complex else X.dtype
-        out = np.empty((X.shape[0], self.m), dtype=dtype)
+        out = empty_output((X.shape[0], self.m), dtype, request)
 
         def store(s: int, e: int, c0: int, c1: int, vals: np.ndarray, scratch: dict) -> None:
             out[s:e, c0:c1] = vals
@@ -149,7 +197,7 @@ class HadamardRademacher:
 
     def _diagonals(self, plan: _Plan, dtype: np.dtype) -> list[tuple[list, Any]]:
         out = []
-        for b in range(len(self.rows)):
+        for b in range(self.n_stack):
             reals = [_layout_diagonal(s, plan, dtype) for s in self.signs[b]]
             phase = None
             if self.phases is not None:
@@ -197,9 +245,9 @@ class HadamardRademacher:
             vals = vals[:size].reshape(r, *plan.factors)
             for b, (reals, phase) in enumerate(diags):
                 res = self._chain(plan, z0, reals, phase, bufs[1:], vals)
-                c0, c1 = int(self.offsets[b]), int(self.offsets[b + 1])
+                c0, c1 = b * D, min((b + 1) * D, self.m)
                 res = res.reshape(r, D)
-                keep = self.rows[b]
+                keep = self.block_rows(b)
                 if keep is not None:
                     sel = scratch_buffer(scratch, "w", r * len(keep), res.dtype)
                     res = np.take(res, keep, axis=1, out=sel[: r * len(keep)].reshape(r, -1))
@@ -285,10 +333,14 @@ class FJLT:
     def apply(self, X: Any, *, n_jobs: int | None = 1) -> np.ndarray:
         """``X @ (P H D).T`` without forming ``P H D``: ``H D`` through the FWHT, ``P`` as
         a sparse product, both on cache-sized blocks of rows."""
-        X = _check_input(X, self.d)
-        out = np.empty((X.shape[0], self.m), dtype=X.dtype)
+        return self._apply(_check_input(X, self.d), n_jobs)
+
+    def _apply(self, X: np.ndarray, n_jobs: int | None, request: str = "FJLT.apply") -> np.ndarray:
+        """:meth:`apply` on an already validated, C-contiguous float ``X``; ``request``
+        names the caller in a memory error."""
+        out = empty_output((X.shape[0], self.m), X.dtype, request)
         P = self.P.astype(X.dtype, copy=False)
-        hd = HadamardRademacher(self.signs.reshape(1, 1, -1), [None], self.d)
+        hd = HadamardRademacher(self.signs.reshape(1, 1, -1), self.d, self.d_pad)
 
         def project(s: int, e: int, c0: int, c1: int, vals: np.ndarray, scratch: dict) -> None:
             out[s:e] = (P @ vals.T).T

@@ -6,16 +6,23 @@ import math
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import check_in, check_int, check_random_state
-from kernelkit.features._coupling import COUPLINGS, Directions, check_input, check_n_jobs
+from kernelkit._validation import check_in, check_int, check_random_state, validate_X
+from kernelkit.features._coupling import COUPLINGS, Directions, check_n_jobs
+from kernelkit.features._memory import empty_output
 
 __all__ = ["AngularFeatures"]
 
 
-class AngularFeatures(TransformerMixin, BaseEstimator):
+def _check_no_zero_rows(X: np.ndarray) -> None:
+    """The rule of :class:`kernelkit.kernels.Angular`: the angle to 0 is undefined."""
+    if X.shape[0] and not X.any(axis=1).all():
+        raise ValueError("X contains a zero vector; the angular kernel needs x != 0")
+
+
+class AngularFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """``z(x) = sign(W x) / sqrt(m)``, so that ``<z(x), z(y)>`` estimates the angular
     kernel ``1 - (2/pi) angle(x, y)`` (:class:`kernelkit.kernels.Angular`).
 
@@ -26,6 +33,9 @@ class AngularFeatures(TransformerMixin, BaseEstimator):
     of stacked Hadamard–Rademacher matrices (the structured variant of §7.6; inputs
     zero-padded to a power of two; not exactly unbiased, as the directions are not
     uniform on the sphere).
+
+    The angular kernel is undefined at ``x = 0``: ``fit`` and ``transform`` reject a zero
+    row with the error of :class:`kernelkit.kernels.Angular`.
 
     Parameters
     ----------
@@ -41,6 +51,8 @@ class AngularFeatures(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of a DataFrame given to ``fit`` (only then).
     directions_ : object
         The sampled directions (dense ``W`` or Hadamard–Rademacher signs).
     n_parameter_bytes_ : int
@@ -76,21 +88,32 @@ class AngularFeatures(TransformerMixin, BaseEstimator):
         check_in(self.coupling, "coupling", COUPLINGS)
         check_int(self.n_blocks, "n_blocks", minimum=1)
         check_n_jobs(self.n_jobs)
-        X = check_input(X, "X")
+        X = validate_X(self, X, reset=True, order="C")
+        _check_no_zero_rows(X)
         rng = check_random_state(self.random_state)
-        self.directions_ = Directions(self.coupling, m, X.shape[1], rng, n_blocks=self.n_blocks)
-        self.n_features_in_ = X.shape[1]
+        self.directions_ = Directions(
+            self.coupling, m, X.shape[1], rng, n_blocks=self.n_blocks, owner=type(self).__name__
+        )
         self.n_parameter_bytes_ = self.directions_.n_parameter_bytes
         return self
 
-    def transform(self, X: Any) -> np.ndarray:
-        """``sign(X W^T) / sqrt(m)``, shape ``(n_samples, n_components)``.
+    @property
+    def _n_features_out(self) -> int:  # for ClassNamePrefixFeaturesOutMixin
+        return int(self.directions_.m)
 
-        A zero row (where the angular kernel is undefined) maps to zero features."""
-        check_is_fitted(self, "n_features_in_")
-        X = check_input(X, "X", n_features=self.n_features_in_)
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    def transform(self, X: Any) -> np.ndarray:
+        """``sign(X W^T) / sqrt(m)``, shape ``(n_samples, n_components)``; float32 stays
+        float32. A zero row (where the angular kernel is undefined) is an error."""
+        check_is_fitted(self, "directions_")
+        X = validate_X(self, X, reset=False, order="C")
+        _check_no_zero_rows(X)
         m = self.directions_.m
-        out = np.empty((X.shape[0], m), dtype=X.dtype)
+        out = empty_output((X.shape[0], m), X.dtype, "AngularFeatures.transform")
         scale = 1.0 / math.sqrt(m)
 
         def consume(s: int, e: int, c0: int, c1: int, th: np.ndarray, sc: dict) -> None:
@@ -103,5 +126,5 @@ class AngularFeatures(TransformerMixin, BaseEstimator):
 
     def get_directions(self) -> np.ndarray:
         """The dense ``(n_components, n_features_in_)`` matrix ``W`` (for tests)."""
-        check_is_fitted(self, "n_features_in_")
+        check_is_fitted(self, "directions_")
         return self.directions_.to_dense()

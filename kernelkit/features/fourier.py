@@ -8,7 +8,7 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from kernelkit._validation import (
@@ -17,8 +17,10 @@ from kernelkit._validation import (
     check_positive,
     check_positive_scalar,
     check_random_state,
+    validate_X,
 )
-from kernelkit.features._coupling import COUPLINGS, Directions, check_input, check_n_jobs
+from kernelkit.features._coupling import COUPLINGS, Directions, check_n_jobs
+from kernelkit.features._memory import empty_output
 from kernelkit.features._structured import chi_norms
 from kernelkit.features._trig import sincos
 from kernelkit.kernels import median_heuristic
@@ -53,7 +55,7 @@ def fourier_norm_scales(nu: float, size: int, rng: np.random.RandomState) -> np.
     return np.sqrt(2.0 * nu / rng.chisquare(2.0 * nu, size=size))
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Random Fourier features ``z(x)`` with ``<z(x), z(y)>`` an unbiased estimate of
     ``k(x, y)`` for the Gaussian, Matérn and Laplace kernels.
 
@@ -113,6 +115,12 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of a DataFrame given to ``fit`` (only then).
+    n_features_out_ : int
+        Output width: ``2 n_components`` (``"cos_sin"``) or ``n_components``;
+        :meth:`get_feature_names_out` names the columns ``randomfourierfeatures0``, ...
+        (for ``"cos_sin"`` the cosines come first, then the sines).
     lengthscale_ : float or ndarray
         The lengthscale used (the median heuristic's value for ``"median"``).
     frequencies_ : ndarray of shape (n_components, n_features_in_) or None
@@ -204,6 +212,11 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         ls = self.lengthscale
         if isinstance(ls, str):
             check_in(ls, "lengthscale", ("median",))
+            if X.shape[0] < 2:
+                raise ValueError(
+                    "lengthscale='median' needs at least two samples (a distance), got "
+                    f"n_samples={X.shape[0]}"
+                )
             return median_heuristic(X, random_state=rng)
         check_positive(ls, "lengthscale")
         if np.ndim(ls) == 0:
@@ -220,11 +233,13 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         """Draw the frequencies for inputs with ``X.shape[1]`` features (and, with
         ``lengthscale="median"``, set the lengthscale from ``X``)."""
         m, nu = self._check_params()
-        X = check_input(X, "X")
+        X = validate_X(self, X, reset=True, order="C")
         rng = check_random_state(self.random_state)
         d = X.shape[1]
         ls = self._lengthscale(X, rng)
-        dirs = Directions(self.coupling, m, d, rng, n_blocks=self.n_blocks)
+        dirs = Directions(
+            self.coupling, m, d, rng, n_blocks=self.n_blocks, owner=type(self).__name__
+        )
         s = fourier_norm_scales(nu, m, rng)
         if self.coupling != "iid":  # unit directions: norms |w| ~ rho_K (Def. 7.6)
             s = s * chi_norms(rng, dirs.dim, m)
@@ -235,7 +250,6 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self.offsets_ = (
             rng.uniform(0.0, 2.0 * np.pi, size=m) if self.features == "cos_bias" else None
         )
-        self.n_features_in_ = d
         self.features_ = self.features
         self.variance_ = float(self.variance)
         self.lengthscale_ = ls
@@ -250,32 +264,41 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     def get_frequencies(self) -> np.ndarray:
         """The dense ``(n_components, n_features_in_)`` frequency matrix ``W`` (formed
         explicitly even for ``coupling="hadamard"``: for tests and analysis)."""
-        check_is_fitted(self, "n_features_in_")
+        check_is_fitted(self, "directions_")
         return self.directions_.to_dense()
 
     @property
     def n_features_out_(self) -> int:
-        check_is_fitted(self, "n_features_in_")
+        check_is_fitted(self, "directions_")
         m = self.directions_.m
         return 2 * m if self.features_ == "cos_sin" else m
+
+    @property
+    def _n_features_out(self) -> int:  # for ClassNamePrefixFeaturesOutMixin
+        return self.n_features_out_
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     # ------------------------------------------------------------------ transform
     def transform(self, X: Any) -> np.ndarray:
         """The features: ``(n_samples, 2 n_components)`` for ``"cos_sin"``,
         ``(n_samples, n_components)`` for ``"cos_bias"``; float32 input stays float32."""
-        check_is_fitted(self, "n_features_in_")
-        X = check_input(X, "X", n_features=self.n_features_in_)
+        check_is_fitted(self, "directions_")
+        X = validate_X(self, X, reset=False, order="C")
         m = self.directions_.m
         dtype = X.dtype
+        width = self.n_features_out_
+        out = empty_output((X.shape[0], width), dtype, "RandomFourierFeatures.transform")
         if self.features_ == "cos_sin":
-            out = np.empty((X.shape[0], 2 * m), dtype=dtype)
             scale = math.sqrt(self.variance_ / m)
 
             def consume(s: int, e: int, c0: int, c1: int, th: np.ndarray, sc: dict) -> None:
                 sincos(th, out[s:e, m + c0 : m + c1], out[s:e, c0:c1], sc, scale)
 
         else:
-            out = np.empty((X.shape[0], m), dtype=dtype)
             scale = math.sqrt(2.0 * self.variance_ / m)
             assert self.offsets_ is not None  # drawn in fit for "cos_bias"
             offsets = self.offsets_.astype(dtype)

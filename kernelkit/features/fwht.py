@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit._threads import blas_threads, one_blas_thread
+from kernelkit._validation import check_int
 
 __all__ = [
     "fwht",
@@ -54,9 +55,14 @@ def is_power_of_two(d: int) -> bool:
 
 
 def next_power_of_two(d: int) -> int:
-    """Smallest power of two ``>= d`` (for ``d >= 1``)."""
-    if d < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
+    """Smallest power of two ``>= d`` for an integer ``d >= 1`` (Python or NumPy).
+
+    Examples
+    --------
+    >>> next_power_of_two(5), next_power_of_two(np.int64(1024))
+    (8, 1024)
+    """
+    d = check_int(d, "d", minimum=1)
     return 1 << (d - 1).bit_length()
 
 

@@ -23,7 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.random import sample_without_replacement
 
-from kernelkit._validation import check_in, check_int, check_random_state
+from kernelkit._validation import check_array, check_in, check_int, check_random_state
+from kernelkit.features._memory import check_memory, empty_output
 from kernelkit.features._structured import FJLT, HadamardRademacher, chi_norms
 from kernelkit.features.fwht import (
     _block_rows,
@@ -51,18 +52,52 @@ KINDS = ("gaussian", "orthogonal", "hadamard", "hybrid", "sparse", "fjlt")
 SUBSAMPLING = ("without_replacement", "with_replacement", "first")
 
 
+#: Random numbers are drawn in chunks of this many (the temporaries stay at a few MiB
+#: whatever the size of the matrix; the random stream is that of one big draw).
+_CHUNK = 1 << 20
+
+
 def _rademacher(rng: np.random.RandomState, shape: Any) -> np.ndarray:
     """Independent signs ``+-1`` with probability 1/2 each, as int8."""
-    return np.where(rng.random_sample(shape) < 0.5, -1, 1).astype(np.int8)
+    out = np.empty(shape, dtype=np.int8)
+    flat = out.reshape(-1)
+    for s in range(0, flat.size, _CHUNK):
+        e = min(s + _CHUNK, flat.size)
+        chunk = flat[s:e]
+        np.less(rng.random_sample(e - s), 0.5, out=chunk.view(np.bool_))  # 1 where u < 1/2
+        chunk *= -2
+        chunk += 1
+    return out
+
+
+def _randint8(rng: np.random.RandomState, high: int, shape: Any) -> np.ndarray:
+    """``rng.randint(0, high, shape)`` (``high <= 128``) stored as int8, drawn in chunks."""
+    out = np.empty(shape, dtype=np.int8)
+    flat = out.reshape(-1)
+    for s in range(0, flat.size, _CHUNK):
+        e = min(s + _CHUNK, flat.size)
+        flat[s:e] = rng.randint(0, high, size=e - s)
+    return out
 
 
 def _check_shape(m: Any, d: Any) -> tuple[int, int]:
     return check_int(m, "m", minimum=1), check_int(d, "d", minimum=1)
 
 
+def _check_dense_size(name: str, m: int, d: int, copies: int = 1) -> None:
+    """Refuse up front an ``(m, d)`` float64 matrix (``copies`` of it live at the peak)
+    that cannot fit in memory."""
+    check_memory(
+        copies * 8 * m * d,
+        f"{name}(m={m}, d={d}) ({m} x {d} float64)",
+        "ask for fewer rows m (n_components)",
+    )
+
+
 def gaussian_matrix(m: int, d: int, random_state: Any = None) -> np.ndarray:
     """I.i.d. ``N(0, 1)`` entries: the JLT matrix ``G`` (Rowland (2018) §5.3.1)."""
     m, d = _check_shape(m, d)
+    _check_dense_size("gaussian_matrix", m, d)
     return check_random_state(random_state).standard_normal((m, d))
 
 
@@ -74,7 +109,16 @@ def haar_rows(m: int, d: int, random_state: Any = None) -> np.ndarray:
     multiplied by ``sign(diag(R))``, which makes it exactly Haar (Mezzadri 2007).
     """
     m, d = _check_shape(m, d)
-    rng = check_random_state(random_state)
+    _check_dense_size("haar_rows", m, d, _HAAR_COPIES)
+    return _haar_rows(m, d, check_random_state(random_state))
+
+
+#: Peak number of (m, d) float64 arrays live while sampling Haar rows: the Gaussian
+#: blocks, Q and R of their QR factorisation, and the transposed result.
+_HAAR_COPIES = 4
+
+
+def _haar_rows(m: int, d: int, rng: np.random.RandomState) -> np.ndarray:
     n_full, rest = divmod(m, d)
     blocks = []
     if n_full:
@@ -100,8 +144,9 @@ def gaussian_orthogonal_matrix(m: int, d: int, random_state: Any = None) -> np.n
     row is marginally ``N(0, I_d)`` and rows within a block of ``d`` are orthogonal
     (Rowland (2018) Def. 6.1 and Def. 7.1 for ``m > d``)."""
     m, d = _check_shape(m, d)
+    _check_dense_size("gaussian_orthogonal_matrix", m, d, _HAAR_COPIES)
     rng = check_random_state(random_state)
-    W = haar_rows(m, d, rng)
+    W = _haar_rows(m, d, rng)
     W *= chi_norms(rng, d, m)[:, None]
     return W
 
@@ -113,11 +158,18 @@ def sparse_matrix(
 
     ``density`` ``s``: ``"achlioptas"`` (1/3: entries ``sqrt(3) {+1, 0, -1}`` w.p.
     1/6, 2/3, 1/6; Achlioptas 2003), ``"li"`` or ``"auto"`` (``1/sqrt(d)``: Li, Hastie and
-    Church 2006, scikit-learn's default), or a float in (0, 1]. Sparse JLT of Rowland
+    Church 2006, scikit-learn's default), or a float in [1/d, 1]. Sparse JLT of Rowland
     (2018) §5.3.1.
+
+    A float below ``1/d`` is refused: it gives fewer than one expected non-zero per row,
+    so most rows would be all zero and most outputs of the projection exactly 0 (at
+    ``density=1e-9`` a whole ``(100, 1000)`` matrix is zero with probability 0.9999).
+    The named densities are used as published (``"achlioptas"``'s 1/3 is below ``1/d``
+    only for ``d <= 2``).
     """
     m, d = _check_shape(m, d)
     s = _density(density, d)
+    _check_sparse_size(f"sparse_matrix(m={m}, d={d})", m, d, s)
     rng = check_random_state(random_state)
     nnz = rng.binomial(m * d, s)
     pos = sample_without_replacement(m * d, nnz, random_state=rng)
@@ -127,15 +179,41 @@ def sparse_matrix(
     return A
 
 
-def _density(density: Any, d: int) -> float:
+def _density(density: Any, d: int, name: str = "density") -> float:
+    """The density of non-zeros of a matrix with ``d`` columns: a name, or a float in
+    ``[1/d, 1]`` (at least one expected non-zero per row)."""
     if isinstance(density, str):
-        check_in(density, "density", ("achlioptas", "li", "auto"))
+        check_in(density, name, ("achlioptas", "li", "auto"))
         return 1.0 / 3.0 if density == "achlioptas" else 1.0 / math.sqrt(d)
     if isinstance(density, bool) or not isinstance(density, (int, float, np.floating)):
-        raise TypeError(f"density must be a float in (0, 1] or a name, got {density!r}")
+        raise TypeError(f"{name} must be a float in (0, 1] or a name, got {density!r}")
     if not 0.0 < float(density) <= 1.0:
-        raise ValueError(f"density must be in (0, 1], got {density!r}")
-    return float(density)
+        raise ValueError(f"{name} must be in (0, 1], got {density!r}")
+    s = float(density)
+    if s * d < 1.0 - 1e-9:
+        raise ValueError(
+            f"{name}={density!r} gives {s * d:.3g} expected non-zeros per row of a matrix "
+            f"with {d} columns: most rows would be all zero and most outputs exactly 0; "
+            f"use {name} >= 1/{d} = {1.0 / d:.3g}, or 'auto'"
+        )
+    return s
+
+
+#: Bytes per non-zero while sampling a sparse matrix: positions, values, signs, row and
+#: column indices, the CSR arrays.
+_SPARSE_BYTES_PER_NONZERO = 48
+
+
+def _check_sparse_size(request: str, m: int, d: int, s: float) -> None:
+    """Refuse up front an ``(m, d)`` sparse matrix of density ``s`` that cannot fit."""
+    # scikit-learn's sample_without_replacement permutes all m d positions (int64) for
+    # fractions of 1% and more
+    pool = 8 * m * d if s >= 0.01 else 0
+    check_memory(
+        int(_SPARSE_BYTES_PER_NONZERO * s * m * d) + pool,
+        f"{request} with density {s:.3g}",
+        "ask for fewer rows m (n_components)",
+    )
 
 
 def hadamard_rademacher(
@@ -171,24 +249,38 @@ def hadamard_rademacher(
     m, d = _check_shape(m, d)
     n_blocks = check_int(n_blocks, "n_blocks", minimum=1)
     check_in(subsampling, "subsampling", SUBSAMPLING)
-    rng = check_random_state(random_state)
     D = next_power_of_two(d)
-    n_stack = math.ceil(m / D)
+    n_stack = -(-m // D)
+    last = m - (n_stack - 1) * D  # rows of the last block (D when it is full)
     k_real = n_blocks - 1 if hybrid else n_blocks
+    n_index = m if subsampling == "with_replacement" else (last if last < D else 0)
+    check_memory(
+        n_stack * D * (k_real + hybrid) + 4 * n_index,
+        f"hadamard_rademacher(m={m}, d={d}, n_blocks={n_blocks}) ({n_stack} stacked blocks "
+        f"of {n_blocks} diagonals of {D} signs)",
+        "ask for fewer rows m (n_components)",
+    )
+    rng = check_random_state(random_state)
     signs = _rademacher(rng, (n_stack, k_real, D))
-    phases = rng.randint(0, 4, size=(n_stack, D)).astype(np.int8) if hybrid else None
-    rows: list[np.ndarray | None] = []
-    for b in range(n_stack):
-        c = min(D, m - b * D)
-        if subsampling == "with_replacement":
-            rows.append(np.sort(rng.randint(0, D, size=c)).astype(np.int32))
-        elif c == D:
-            rows.append(None)
-        elif subsampling == "first":
-            rows.append(np.arange(c, dtype=np.int32))
-        else:
-            rows.append(np.sort(rng.choice(D, c, replace=False)).astype(np.int32))
-    return HadamardRademacher(signs, rows, d, phases)
+    phases = _randint8(rng, 4, (n_stack, D)) if hybrid else None
+    if subsampling == "with_replacement":  # every block: D-sided dice rolls, sorted
+        row_index = np.empty(m, dtype=np.int32)
+        per = max(1, _CHUNK // D)  # blocks per chunk of draws
+        for b0 in range(0, n_stack, per):
+            s, e = b0 * D, min((b0 + per) * D, m)
+            draws = rng.randint(0, D, size=e - s)
+            n_full = (e - s) // D
+            draws[: n_full * D].reshape(n_full, D).sort(axis=1)
+            draws[n_full * D :].sort()
+            row_index[s:e] = draws
+        return HadamardRademacher(signs, d, m, phases, row_index=row_index, indexed_from=0)
+    if last == D:  # every block is full: all rows kept
+        return HadamardRademacher(signs, d, m, phases)
+    if subsampling == "first":
+        tail = np.arange(last, dtype=np.int32)
+    else:
+        tail = np.sort(rng.choice(D, last, replace=False)).astype(np.int32)
+    return HadamardRademacher(signs, d, m, phases, row_index=tail, indexed_from=n_stack - 1)
 
 
 def fjlt_matrix(
@@ -203,7 +295,8 @@ def fjlt_matrix(
 
     The density of ``P`` is ``q``, by default ``min(log(n_points)**2 / D, 1)`` (the
     ``Θ(log² N / d)`` of the thesis with constant 1, natural log, ``log N >= 1``);
-    ``n_points`` defaults to ``D``.
+    ``n_points`` defaults to ``D``. A ``q`` below ``1/D`` is refused, as a ``density``
+    below ``1/d`` in :func:`sparse_matrix` (most outputs would be exactly 0).
     """
     m, d = _check_shape(m, d)
     rng = check_random_state(random_state)
@@ -212,7 +305,8 @@ def fjlt_matrix(
         n = D if n_points is None else check_int(n_points, "n_points", minimum=1)
         q = min(max(math.log(n), 1.0) ** 2 / D, 1.0)
     else:
-        q = _density(q, D)
+        q = _density(q, D, "q")
+    _check_sparse_size(f"fjlt_matrix(m={m}, d={d}) (P of shape ({m}, {D}))", m, D, q)
     signs = _rademacher(rng, D)
     nnz = rng.binomial(m * D, q)
     pos = sample_without_replacement(m * D, nnz, random_state=rng)
@@ -222,11 +316,12 @@ def fjlt_matrix(
     return FJLT(signs, P, d, q)
 
 
-def _sparse_product(A: sp.csr_matrix, X: np.ndarray, n_jobs: int | None) -> np.ndarray:
-    """``X @ A.T`` on cache-sized blocks of rows (3x faster than one big sparse product,
-    which streams the whole of ``X`` once per non-zero row of ``A``)."""
+def _sparse_product(
+    A: sp.csr_matrix, X: np.ndarray, n_jobs: int | None, out: np.ndarray
+) -> np.ndarray:
+    """``X @ A.T`` into ``out`` on cache-sized blocks of rows (3x faster than one big
+    sparse product, which streams the whole of ``X`` once per non-zero row of ``A``)."""
     n, d = X.shape
-    out = np.empty((n, A.shape[0]), dtype=X.dtype)
 
     def work(s: int, e: int, scratch: dict) -> None:
         out[s:e] = (A @ X[s:e].T).T
@@ -254,11 +349,30 @@ def sample_matrix(kind: str, m: int, d: int, random_state: Any = None, **options
 
 
 def apply_matrix(A: Any, X: Any, *, n_jobs: int | None = 1) -> np.ndarray:
-    """``X @ A.T`` for any matrix returned by the samplers (dense, sparse or structured)."""
-    if hasattr(A, "apply"):
-        return A.apply(X, n_jobs=n_jobs)
-    X = np.asarray(X)
-    dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.float64
+    """``X @ A.T`` for any ``(m, d)`` matrix returned by the samplers (dense, sparse or
+    structured); ``X`` must have shape ``(n_samples, d)``. float32 stays float32."""
+    shape = getattr(A, "shape", None)
+    if shape is None or len(shape) != 2:
+        raise TypeError(
+            "A must be an (m, d) matrix from the samplers of kernelkit.features.matrices, "
+            f"got {type(A).__name__}"
+        )
+    X = np.ascontiguousarray(check_array(X, "X", allow_empty=True))
+    if X.shape[1] != shape[1]:
+        raise ValueError(
+            f"X has shape {X.shape}, but A has shape {tuple(shape)}: X @ A.T needs X of "
+            f"shape (n_samples, {shape[1]})"
+        )
+    return _apply(A, X, n_jobs)
+
+
+def _apply(A: Any, X: np.ndarray, n_jobs: int | None, request: str = "apply_matrix") -> np.ndarray:
+    """:func:`apply_matrix` for a validated, C-contiguous float ``X`` of the right width;
+    ``request`` names the caller in a memory error."""
+    if hasattr(A, "_apply"):
+        return A._apply(X, n_jobs, request)
     if sp.issparse(A):
-        return _sparse_product(A.astype(dtype, copy=False), X.astype(dtype, copy=False), n_jobs)
-    return X @ A.T.astype(dtype, copy=False)
+        out = empty_output((X.shape[0], A.shape[0]), X.dtype, request)
+        return _sparse_product(A.astype(X.dtype, copy=False), X, n_jobs, out)
+    out = empty_output((X.shape[0], A.shape[0]), X.dtype, request)
+    return np.matmul(X, A.T.astype(X.dtype, copy=False), out=out)

@@ -9,16 +9,18 @@ from typing import Any
 
 import numpy as np
 from scipy import stats
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from kernelkit._validation import (
     check_in,
     check_int,
     check_random_state,
+    validate_X,
 )
-from kernelkit.features._coupling import check_input, check_n_jobs
-from kernelkit.features.matrices import KINDS, SUBSAMPLING, apply_matrix, sample_matrix
+from kernelkit.features._coupling import check_n_jobs
+from kernelkit.features.fwht import next_power_of_two
+from kernelkit.features.matrices import KINDS, SUBSAMPLING, _apply, _density, sample_matrix
 
 __all__ = ["RandomProjection", "jl_failure_bound", "jl_min_dim"]
 
@@ -34,6 +36,9 @@ def jl_min_dim(n_samples: int, eps: float) -> int:
     2 eps / 3))``, larger by the factor ``1 / (1 - 2 eps / 3)`` (7% at eps = 0.1), which
     makes the union bound over pairs give success probability at least ``1/n``.
 
+    An ``eps`` so small that the bound exceeds the float range (about ``1e308``
+    dimensions, e.g. ``eps=1e-300``) is an error, not an overflow.
+
     Examples
     --------
     >>> jl_min_dim(1000, 0.1)
@@ -44,7 +49,15 @@ def jl_min_dim(n_samples: int, eps: float) -> int:
     """
     n = check_int(n_samples, "n_samples", minimum=1)
     eps = _check_eps(eps)
-    return math.floor(8.0 * math.log(n) / eps**2) + 1
+    bound = 8.0 * math.log(n) / eps / eps  # not / eps**2: that underflows to 0 first
+    if not math.isfinite(bound):
+        log10 = math.log10(8.0 * math.log(n)) - 2.0 * math.log10(eps)
+        raise ValueError(
+            f"eps={eps!r} is too small: the bound 8 log(n_samples) / eps**2 for "
+            f"n_samples={n} is about 10**{log10:.0f} dimensions, beyond the float range; "
+            "use a larger eps"
+        )
+    return math.floor(bound) + 1
 
 
 def jl_failure_bound(n_samples: int, n_components: int, eps: float) -> float:
@@ -78,7 +91,7 @@ def _check_eps(eps: Any) -> float:
     return float(eps)
 
 
-class RandomProjection(TransformerMixin, BaseEstimator):
+class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Random linear map ``f: R^d -> R^m`` with ``E <f(x), f(y)> = <x, y>``.
 
     ========== ======================================== ==============================
@@ -99,9 +112,15 @@ class RandomProjection(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_components : int
-        Target dimension ``m`` (see :func:`jl_min_dim`). ``m > d`` stacks independent
-        blocks for ``orthogonal``, ``hadamard`` and ``hybrid``.
+    n_components : int or "auto", default=100
+        Target dimension ``m``. ``m > d`` stacks independent blocks for ``orthogonal``,
+        ``hadamard`` and ``hybrid``. ``"auto"``: ``m = jl_min_dim(n_samples, eps)`` for
+        the data given to ``fit`` (as scikit-learn's ``GaussianRandomProjection``), an
+        error if that exceeds the number of features (a projection would not reduce the
+        dimension).
+    eps : float in (0, 1), default=0.1
+        Distortion allowed by the Johnson–Lindenstrauss bound (``n_components="auto"``
+        only).
     kind : str, default="gaussian"
     n_blocks : int, default=3
         ``k``, the number of ``S D`` factors (``hadamard``, ``hybrid``).
@@ -110,7 +129,9 @@ class RandomProjection(TransformerMixin, BaseEstimator):
     density : "auto", "achlioptas", "li" or float, default="auto"
         ``sparse``: fraction of non-zeros, ``"auto"`` = ``"li"`` = ``1/sqrt(d)``,
         ``"achlioptas"`` = 1/3. ``fjlt``: the density ``q`` of ``P``, ``"auto"`` =
-        ``min(log(n_samples)**2 / D, 1)`` from the data given to ``fit``.
+        ``min(log(n_samples)**2 / D, 1)`` from the data given to ``fit``. A float must be
+        at least ``1/d`` (``1/D`` for ``fjlt``): below that most rows of the matrix are
+        empty and most outputs exactly 0, so it is refused.
     random_state : int, RandomState or None
     n_jobs : int or None, default=None
         Threads over blocks of rows for the structured and sparse kinds (``None``: as
@@ -118,7 +139,11 @@ class RandomProjection(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
+    n_components_ : int
+        The target dimension ``m`` (from :func:`jl_min_dim` for ``"auto"``).
     n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Column names of a DataFrame given to ``fit`` (only then).
     matrix_ : ndarray, scipy.sparse matrix, HadamardRademacher or FJLT
         The unscaled random matrix (:mod:`kernelkit.features.matrices`).
     scale_ : float
@@ -135,12 +160,15 @@ class RandomProjection(TransformerMixin, BaseEstimator):
     >>> G = proj.estimate_inner(X[:3], X[:3])
     >>> G.shape
     (3, 3)
+    >>> RandomProjection("auto", eps=0.5, random_state=0).fit(X).n_components_
+    126
     """
 
     def __init__(
         self,
-        n_components: int = 100,
+        n_components: int | str = 100,
         *,
+        eps: float = 0.1,
         kind: str = "gaussian",
         n_blocks: int = 3,
         subsampling: str = "without_replacement",
@@ -149,6 +177,7 @@ class RandomProjection(TransformerMixin, BaseEstimator):
         n_jobs: int | None = None,
     ):
         self.n_components = n_components
+        self.eps = eps
         self.kind = kind
         self.n_blocks = n_blocks
         self.subsampling = subsampling
@@ -159,13 +188,19 @@ class RandomProjection(TransformerMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> RandomProjection:
         """Draw the projection for ``X.shape[1]`` features (``fjlt`` also uses
         ``X.shape[0]`` for its density)."""
-        m = check_int(self.n_components, "n_components", minimum=1)
+        auto = isinstance(self.n_components, str)
+        if auto:
+            check_in(self.n_components, "n_components", ("auto",))
+        else:
+            check_int(self.n_components, "n_components", minimum=1)
+        eps = _check_eps(self.eps)
         check_in(self.kind, "kind", KINDS)
         check_int(self.n_blocks, "n_blocks", minimum=1)
         check_in(self.subsampling, "subsampling", SUBSAMPLING)
         check_n_jobs(self.n_jobs)
-        X = check_input(X, "X")
+        X = validate_X(self, X, reset=True, order="C")
         n, d = X.shape
+        m = _auto_components(n, d, eps) if auto else int(self.n_components)
         rng = check_random_state(self.random_state)
         kind = self.kind
         options: dict[str, Any] = {}
@@ -174,7 +209,10 @@ class RandomProjection(TransformerMixin, BaseEstimator):
         elif kind == "sparse":
             options = {"density": self.density}
         elif kind == "fjlt":
-            options = {"n_points": n} if self.density == "auto" else {"q": self.density}
+            if isinstance(self.density, str) and self.density == "auto":
+                options = {"n_points": n}
+            else:  # checked here, so that the message names density (fjlt_matrix's q)
+                options = {"q": _density(self.density, next_power_of_two(d))}
         elif self.density != "auto":
             raise ValueError(f"density applies to kind='sparse' or 'fjlt' only, got kind={kind!r}")
         A = sample_matrix(kind, m, d, rng, **options)
@@ -185,23 +223,45 @@ class RandomProjection(TransformerMixin, BaseEstimator):
             self.scale_ = 1.0 / math.sqrt(m)  # unit-variance entries
             self.n_parameter_bytes_ = _nbytes(A)
         self.matrix_ = A
-        self.n_features_in_ = d
+        self.n_components_ = m
         return self
 
+    @property
+    def _n_features_out(self) -> int:  # for ClassNamePrefixFeaturesOutMixin
+        return int(self.n_components_)
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        # "hybrid" maps real input to complex features (eq. 6.11): it preserves no dtype
+        tags.transformer_tags.preserves_dtype = (
+            [] if self.kind == "hybrid" else ["float64", "float32"]
+        )
+        return tags
+
     def transform(self, X: Any) -> np.ndarray:
-        """``f(X)``, shape ``(n_samples, n_components)``; complex for ``kind="hybrid"``."""
+        """``f(X)``, shape ``(n_samples, n_components_)``; float32 stays float32; complex
+        (complex128, or complex64 from float32) for ``kind="hybrid"``."""
         check_is_fitted(self, "matrix_")
-        X = check_input(X, "X", n_features=self.n_features_in_)
-        F = apply_matrix(self.matrix_, X, n_jobs=self.n_jobs)
+        X = validate_X(self, X, reset=False, order="C")
+        F = _apply(self.matrix_, X, self.n_jobs, "RandomProjection.transform")
         F *= self.scale_
         return F
 
     @staticmethod
-    def inner(FX: np.ndarray, FY: np.ndarray) -> np.ndarray:
+    def inner(FX: Any, FY: Any) -> np.ndarray:
         """Inner-product estimates from features: ``Re(conj(FX) @ FY.T)`` (the real part
-        of the Hermitian product, eq. 6.11; the ordinary product for real features)."""
+        of the Hermitian product, eq. 6.11; the ordinary product for real features).
+
+        ``FX`` and ``FY`` are ``(n, m)`` and ``(k, m)`` outputs of the same fitted
+        projection; the result is ``(n, k)``."""
+        FX, FY = _check_features(FX, "FX"), _check_features(FY, "FY")
+        if FX.shape[1] != FY.shape[1]:
+            raise ValueError(
+                f"FX has shape {FX.shape} and FY has shape {FY.shape}: both need the same "
+                "number of columns (n_components, from one fitted projection)"
+            )
         if np.iscomplexobj(FX) or np.iscomplexobj(FY):
-            return (np.conj(FX) @ np.asarray(FY).T).real
+            return (np.conj(FX) @ FY.T).real
         return FX @ FY.T
 
     def estimate_inner(self, X: Any, Y: Any = None) -> np.ndarray:
@@ -209,6 +269,30 @@ class RandomProjection(TransformerMixin, BaseEstimator):
         FX = self.transform(X)
         FY = FX if Y is None else self.transform(Y)
         return self.inner(FX, FY)
+
+
+def _auto_components(n_samples: int, n_features: int, eps: float) -> int:
+    """``jl_min_dim(n_samples, eps)``, refused when it is not below ``n_features``."""
+    m = jl_min_dim(n_samples, eps)
+    if m > n_features:
+        raise ValueError(
+            f"n_components='auto' with eps={eps} and n_samples={n_samples} gives "
+            f"n_components={m} (jl_min_dim), more than the {n_features} features of X: "
+            "a projection would not reduce the dimension; use a larger eps or an integer "
+            "n_components"
+        )
+    return m
+
+
+def _check_features(F: Any, name: str) -> np.ndarray:
+    F = np.asarray(F)
+    if not (np.issubdtype(F.dtype, np.number) or F.dtype == bool):
+        raise TypeError(f"{name} must be an array of numbers, got dtype {F.dtype}")
+    if F.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of features (n_samples, n_components), got shape {F.shape}"
+        )
+    return F
 
 
 def _nbytes(A: Any) -> int:

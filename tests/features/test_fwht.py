@@ -146,6 +146,20 @@ def test_pad_to_power_of_two() -> None:
     )
 
 
+def test_next_power_of_two_takes_numpy_integers_and_names_bad_sizes() -> None:
+    assert next_power_of_two(np.int64(5)) == 8
+    assert next_power_of_two(np.uint8(16)) == 16
+    assert type(next_power_of_two(np.int32(3))) is int
+    with pytest.raises(TypeError, match="d must be an integer, got float"):
+        next_power_of_two(2.5)
+    with pytest.raises(TypeError, match="d must be an integer, got str"):
+        next_power_of_two("8")
+    with pytest.raises(TypeError, match="d must be an integer, got bool"):
+        next_power_of_two(True)
+    with pytest.raises(ValueError, match="d must be >= 1, got 0"):
+        next_power_of_two(0)
+
+
 def test_hadamard_matrix_matches_scipy() -> None:
     for d in (1, 2, 16):
         np.testing.assert_array_equal(hadamard_matrix(d, normalized=False), hadamard(d))

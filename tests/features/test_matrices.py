@@ -8,6 +8,8 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.linalg import hadamard
 
+from kernelkit.features import _memory
+from kernelkit.features._memory import check_memory, format_bytes, memory_limit
 from kernelkit.features.matrices import (
     KINDS,
     SUBSAMPLING,
@@ -224,7 +226,7 @@ def test_bad_arguments() -> None:
         hadamard_rademacher(4, 4, n_blocks=0)
     with pytest.raises(ValueError, match="subsampling must be one of"):
         hadamard_rademacher(4, 4, subsampling="random")
-    with pytest.raises(ValueError, match="density must be in"):
+    with pytest.raises(ValueError, match=r"density must be in \(0, 1\]"):
         sparse_matrix(4, 4, density=1.5)
     with pytest.raises(ValueError, match="density must be one of"):
         sparse_matrix(4, 4, density="dense")
@@ -235,3 +237,162 @@ def test_bad_arguments() -> None:
         A.apply(np.ones((2, 3)))
     with pytest.raises(TypeError, match="real-valued"):
         A.apply(np.ones((2, 8)) * 1j)
+
+
+# ---------------------------------------------------------------------------- vectorised
+def _per_block_reference(m, d, seed, n_blocks, subsampling, hybrid):
+    """The former sampler: one Python iteration per stacked block (same random stream)."""
+    rng = np.random.RandomState(seed)
+    D = 1 << (d - 1).bit_length()
+    n_stack = -(-m // D)
+    k = n_blocks - 1 if hybrid else n_blocks
+    signs = np.where(rng.random_sample((n_stack, k, D)) < 0.5, -1, 1).astype(np.int8)
+    phases = rng.randint(0, 4, size=(n_stack, D)).astype(np.int8) if hybrid else None
+    rows = []
+    for b in range(n_stack):
+        c = min(D, m - b * D)
+        if subsampling == "with_replacement":
+            rows.append(np.sort(rng.randint(0, D, size=c)))
+        elif c == D:
+            rows.append(None)
+        elif subsampling == "first":
+            rows.append(np.arange(c))
+        else:
+            rows.append(np.sort(rng.choice(D, c, replace=False)))
+    return signs, phases, rows
+
+
+@pytest.mark.parametrize("subsampling", SUBSAMPLING)
+@pytest.mark.parametrize("hybrid", [False, True])
+@pytest.mark.parametrize(("m", "d"), [(3, 8), (40, 16), (1000, 5), (64, 64), (200, 100)])
+def test_vectorised_hadamard_sampler_draws_the_same_matrices(subsampling, hybrid, m, d) -> None:
+    signs, phases, rows = _per_block_reference(m, d, 7, 3, subsampling, hybrid)
+    A = hadamard_rademacher(m, d, 7, subsampling=subsampling, hybrid=hybrid)
+    np.testing.assert_array_equal(A.signs, signs)
+    assert (A.phases is None) == (phases is None)
+    if phases is not None:
+        np.testing.assert_array_equal(A.phases, phases)
+    assert len(A.rows) == len(rows)
+    for got, ref in zip(A.rows, rows, strict=True):
+        assert (got is None) == (ref is None)
+        if ref is not None:
+            np.testing.assert_array_equal(got, ref)
+    # the kept rows live in one int32 array, not in one object per block
+    assert A.row_index.dtype == np.int32
+    assert A.row_index.size == (m if subsampling == "with_replacement" else m % A.d_pad)
+
+
+def test_hadamard_sampler_draws_in_bounded_chunks(monkeypatch) -> None:
+    # many chunks (of 64 draws) give the matrix of one draw
+    from kernelkit.features import matrices
+
+    ref = hadamard_rademacher(500, 4, 3, subsampling="with_replacement", hybrid=True)
+    monkeypatch.setattr(matrices, "_CHUNK", 64)
+    A = hadamard_rademacher(500, 4, 3, subsampling="with_replacement", hybrid=True)
+    np.testing.assert_array_equal(A.signs, ref.signs)
+    np.testing.assert_array_equal(A.phases, ref.phases)
+    np.testing.assert_array_equal(A.row_index, ref.row_index)
+
+
+# ---------------------------------------------------------------------------- memory
+def test_memory_limit_and_format() -> None:
+    assert memory_limit() > 2**20
+    assert format_bytes(512) == "512 bytes"
+    assert format_bytes(3 * 2**30) == "3 GiB"
+    assert format_bytes(int(2.5 * 2**50)) == "2.5 PiB"
+    check_memory(memory_limit(), "a request of exactly the limit")
+    with pytest.raises(ValueError, match="more than this machine has"):
+        check_memory(memory_limit() + 1, "a request")
+
+
+@pytest.fixture
+def one_gib(monkeypatch):
+    """This machine has 1 GiB, as far as the size checks know."""
+    monkeypatch.setattr(_memory, "memory_limit", lambda: 2**30)
+
+
+def test_hadamard_rademacher_refuses_a_billion_rows_on_a_small_machine(one_gib) -> None:
+    # 2.5e8 stacked blocks x 3 diagonals x 4 int8 signs = 3e9 bytes; refused before any
+    # random number is drawn (it used to loop in Python for a minute first)
+    msg = (
+        r"hadamard_rademacher\(m=1000000000, d=4, n_blocks=3\) \(250000000 stacked blocks of "
+        r"3 diagonals of 4 signs\) would need about 2.79 GiB of memory, more than this "
+        r"machine has \(1 GiB\); ask for fewer rows m"
+    )
+    with pytest.raises(ValueError, match=msg):
+        hadamard_rademacher(10**9, 4)
+    with pytest.raises(ValueError, match=r"would need about 6\.52 GiB"):  # + 4 bytes a row
+        hadamard_rademacher(10**9, 4, subsampling="with_replacement")
+    hadamard_rademacher(10**6, 4)  # 3 MB is fine
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (lambda: gaussian_matrix(10**5, 10**4), r"gaussian_matrix\(m=100000, d=10000\).*7.45 GiB"),
+        (lambda: haar_rows(10**5, 10**3), r"haar_rows\(m=100000, d=1000\).*2.98 GiB"),
+        (lambda: gaussian_orthogonal_matrix(10**5, 10**3), r"gaussian_orthogonal_matrix"),
+        (lambda: sparse_matrix(10**5, 10**4), r"sparse_matrix\(m=100000, d=10000\) with dens"),
+        (
+            lambda: fjlt_matrix(10**6, 1000),
+            r"fjlt_matrix\(m=1000000, d=1000\) \(P of shape \(1000000, 1024\)\)",
+        ),
+        (lambda: sample_matrix("hybrid", 10**9, 8), r"hadamard_rademacher\(m=1000000000, d=8"),
+    ],
+    ids=["gaussian", "haar", "orthogonal", "sparse", "fjlt", "hybrid"],
+)
+def test_every_sampler_checks_its_size_first(one_gib, call, expected) -> None:
+    with pytest.raises(ValueError, match=expected + ".*more than this machine has"):
+        call()
+
+
+def test_absurd_sizes_are_refused_on_any_machine() -> None:
+    for call in (
+        lambda: hadamard_rademacher(10**15, 4),
+        lambda: gaussian_matrix(10**9, 10**9),
+        lambda: sparse_matrix(10**9, 10**9, density="li"),
+    ):
+        with pytest.raises(ValueError, match="of memory, more than this machine has"):
+            call()
+
+
+def test_apply_matrix_checks_the_size_of_its_output(one_gib) -> None:
+    A = hadamard_rademacher(2**16, 4, 0)
+    X = np.ones((2**13, 4))  # output 2**29 float64 = 4 GiB
+    with pytest.raises(ValueError, match=r"apply_matrix: an output of shape \(8192, 65536\)"):
+        apply_matrix(A, X)
+    with pytest.raises(ValueError, match=r"HadamardRademacher.apply: an output of shape"):
+        A.apply(X)
+
+
+# ---------------------------------------------------------------------------- clear errors
+@pytest.mark.parametrize("kind", KINDS)
+def test_apply_matrix_names_the_shapes_on_a_mismatch(kind) -> None:
+    A = sample_matrix(kind, 12, 20, random_state=0)
+    msg = r"X has shape \(3, 7\), but A has shape \(12, 20\): X @ A.T needs X of shape "
+    with pytest.raises(ValueError, match=msg + r"\(n_samples, 20\)"):
+        apply_matrix(A, np.ones((3, 7)))
+    with pytest.raises(ValueError, match="X must be 2-dimensional"):
+        apply_matrix(A, np.ones(20))
+    assert apply_matrix(A, np.ones((0, 20))).shape == (0, 12)
+    Y32 = apply_matrix(A, np.ones((2, 20), dtype=np.float32))
+    assert Y32.dtype == (np.complex64 if kind == "hybrid" else np.float32)
+    with pytest.raises(TypeError, match=r"A must be an \(m, d\) matrix"):
+        apply_matrix([[1.0, 2.0]], np.ones((2, 2)))
+
+
+def test_sparse_densities_below_one_nonzero_per_row_are_refused() -> None:
+    # density 1e-9 used to give an all-zero matrix, and all-zero projections, silently
+    msg = (
+        r"density=1e-09 gives 8e-09 expected non-zeros per row of a matrix with 8 columns: "
+        r"most rows would be all zero and most outputs exactly 0; use density >= 1/8 = 0.125"
+    )
+    with pytest.raises(ValueError, match=msg):
+        sparse_matrix(100, 8, density=1e-9)
+    with pytest.raises(ValueError, match=r"density=0.1 gives 0.8 expected"):
+        sparse_matrix(100, 8, density=0.1)
+    A = sparse_matrix(2000, 8, random_state=0, density=1 / 8)  # the boundary is allowed
+    assert abs(A.nnz / 2000 - 1.0) < 4 * np.sqrt(1 / 2000)
+    sparse_matrix(10, 49, density=1 / 49)  # 1/49 * 49 rounds below 1 in floating point
+    with pytest.raises(ValueError, match=r"q=0.001 gives 0.128 expected .* with 128 columns"):
+        fjlt_matrix(10, 100, q=1e-3)  # P has D = 128 columns

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from scipy import stats
 from sklearn.exceptions import NotFittedError
 
-from kernelkit.features import RandomProjection, jl_failure_bound, jl_min_dim
+from kernelkit.features import RandomProjection, _memory, jl_failure_bound, jl_min_dim
 from kernelkit.features.matrices import FJLT, HadamardRademacher
 
 KIND_OPTIONS = [
@@ -107,6 +107,18 @@ def test_jl_min_dim_and_bound() -> None:
         jl_min_dim(0, 0.1)
 
 
+def test_jl_min_dim_with_a_tiny_eps_is_an_error_not_an_overflow() -> None:
+    # eps**2 underflows to 0 (ZeroDivisionError) or the bound to inf (OverflowError)
+    for eps in (1e-300, 1e-160):
+        with pytest.raises(ValueError, match=f"eps={eps!r} is too small: the bound"):
+            jl_min_dim(2, eps)
+    with pytest.raises(ValueError, match=r"about 10\*\*601 dimensions, beyond the float range"):
+        jl_min_dim(2, 1e-300)
+    assert jl_min_dim(1, 1e-300) == 1  # log(1) = 0: one point needs one dimension
+    assert jl_min_dim(2, 1e-150) > 5e300  # huge but finite: an int
+    assert jl_min_dim(np.int64(1000), np.float32(0.1)) == 5527
+
+
 # ---------------------------------------------------------------------------- contract
 @pytest.mark.parametrize("kind", ["gaussian", "orthogonal", "hadamard", "hybrid", "sparse", "fjlt"])
 def test_projection_contract(kind) -> None:
@@ -125,9 +137,77 @@ def test_projection_contract(kind) -> None:
     G = proj.estimate_inner(X[:4], X[:6])
     assert G.shape == (4, 6) and G.dtype == np.float64
     np.testing.assert_allclose(G, RandomProjection.inner(F[:4], F[:6]))
-    with pytest.raises(ValueError, match="X has 49 features, but 50 were expected"):
+    with pytest.raises(ValueError, match="X has 49 features, but RandomProjection is expecting 50"):
         proj.transform(X[:, 1:])
     assert proj.n_parameter_bytes_ > 0
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "hadamard", "sparse"])
+def test_auto_n_components_from_the_jl_bound(kind) -> None:
+    X = np.random.default_rng(6).standard_normal((30, 300))
+    proj = RandomProjection("auto", eps=0.5, kind=kind, random_state=0).fit(X)
+    assert proj.n_components_ == jl_min_dim(30, 0.5) == 109
+    assert proj.transform(X).shape == (30, 109)
+    assert len(proj.get_feature_names_out()) == 109
+    assert RandomProjection(7, kind=kind).fit(X).n_components_ == 7
+    assert RandomProjection().get_params()["eps"] == 0.1 and RandomProjection().n_components == 100
+
+
+def test_auto_n_components_refuses_a_bound_above_the_input_dimension() -> None:
+    # as scikit-learn's GaussianRandomProjection: no reduction, no projection
+    X = np.random.default_rng(7).standard_normal((30, 100))
+    msg = (
+        r"n_components='auto' with eps=0.1 and n_samples=30 gives n_components=2721 "
+        r"\(jl_min_dim\), more than the 100 features of X"
+    )
+    with pytest.raises(ValueError, match=msg):
+        RandomProjection("auto").fit(X)
+    with pytest.raises(ValueError, match="n_components must be one of 'auto'"):
+        RandomProjection("automatic").fit(X)
+    for eps in (0.0, 1.5):
+        with pytest.raises(ValueError, match="eps must be in"):
+            RandomProjection("auto", eps=eps).fit(X)
+    with pytest.raises(TypeError, match="eps must be a number"):
+        RandomProjection(eps="small").fit(X)
+
+
+def test_inner_names_the_shapes_on_a_mismatch() -> None:
+    X = np.random.default_rng(8).standard_normal((5, 16))
+    F = RandomProjection(8, random_state=0).fit_transform(X)
+    msg = r"FX has shape \(5, 3\) and FY has shape \(5, 8\): both need the same number"
+    with pytest.raises(ValueError, match=msg):
+        RandomProjection.inner(F[:, :3], F)
+    with pytest.raises(ValueError, match=r"FY must be a 2-D array of features .* shape \(8,\)"):
+        RandomProjection.inner(F, F[0])
+    with pytest.raises(TypeError, match="FX must be an array of numbers"):
+        RandomProjection.inner(np.array([["a"] * 8]), F)
+    np.testing.assert_allclose(RandomProjection.inner(F.tolist(), F), F @ F.T)
+
+
+@pytest.mark.parametrize("kind", ["sparse", "fjlt"])
+def test_projection_refuses_densities_that_give_zero_outputs(kind) -> None:
+    # density=1e-9 used to return an all-zero projection silently
+    X = np.random.default_rng(9).standard_normal((5, 8))
+    with pytest.raises(ValueError, match=r"density=1e-09 gives 8e-09 expected non-zeros per row"):
+        RandomProjection(4, kind=kind, density=1e-9).fit(X)
+    F = RandomProjection(50, kind=kind, density=1 / 8, random_state=0).fit_transform(X)
+    assert np.count_nonzero(np.abs(F).sum(axis=0)) > 25  # most outputs are not zero
+    RandomProjection(4, kind=kind, density="achlioptas", random_state=0).fit(X)
+
+
+def test_projection_refuses_sizes_beyond_the_machine(monkeypatch) -> None:
+    X = np.random.default_rng(10).standard_normal((4, 16))
+    with pytest.raises(ValueError, match=r"gaussian_matrix\(m=10000000000000, d=16\)"):
+        RandomProjection(10**13).fit(X)
+    with pytest.raises(ValueError, match=r"hadamard_rademacher\(m=10000000000000000, d=16"):
+        RandomProjection(10**16, kind="hadamard").fit(X)
+    monkeypatch.setattr(_memory, "memory_limit", lambda: 2**20)  # a 1 MiB machine
+    proj = RandomProjection(2**10, kind="hybrid", random_state=0).fit(X)
+    proj.transform(X)
+    proj.transform(np.vstack([X] * 16))  # exactly 1 MiB of complex128 output
+    msg = r"RandomProjection.transform: an output of shape \(68, 1024\) \(complex128\)"
+    with pytest.raises(ValueError, match=msg + r" would need about 1.06 MiB"):
+        proj.transform(np.vstack([X] * 17))
 
 
 def test_structured_kinds_store_few_parameters() -> None:
@@ -168,17 +248,20 @@ def test_projection_bad_arguments() -> None:
         RandomProjection(4, kind="gaussian", density=0.1).fit(X)
     with pytest.raises(ValueError, match="density must be in"):
         RandomProjection(4, kind="sparse", density=2.0).fit(X)
-    with pytest.raises(TypeError, match="real-valued"):
+    with pytest.raises(ValueError, match="Complex data not supported"):
         RandomProjection(4).fit(X * 1j)
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         RandomProjection(4).fit(Xn)
-    with pytest.raises(ValueError, match="no features"):
+    with pytest.raises(ValueError, match=r"0 feature\(s\) \(shape=\(3, 0\)\)"):
         RandomProjection(4).fit(np.ones((3, 0)))
     with pytest.raises(NotFittedError):
         RandomProjection(4).transform(X)
     with pytest.raises(NotFittedError):
         RandomProjection(4).estimate_inner(X)
-    with pytest.raises(TypeError, match="sparse input is not supported"):
+    with pytest.raises(TypeError, match="Sparse data was passed for X, but dense data is required"):
         RandomProjection(4).fit(sp.csr_matrix(X))
+    proj = RandomProjection(4, random_state=0).fit(X)
+    with pytest.raises(TypeError, match="Sparse data was passed for X"):
+        proj.transform(sp.csr_matrix(X))

@@ -12,7 +12,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
 
-from kernelkit.features import AngularFeatures, RandomFourierFeatures
+from kernelkit.features import AngularFeatures, RandomFourierFeatures, _memory
 from kernelkit.kernels import RBF, Angular, Laplace, Matern, median_heuristic
 
 KERNELS = [("rbf", 2.5), ("matern", 1.5), ("matern", 2.5), ("laplace", 2.5)]
@@ -196,6 +196,18 @@ def test_median_lengthscale() -> None:
     X = np.random.default_rng(12).standard_normal((30, 5))
     rff = RandomFourierFeatures(10, lengthscale="median", random_state=0).fit(X)
     assert rff.lengthscale_ == pytest.approx(median_heuristic(X))
+    with pytest.raises(ValueError, match=r"'median' needs at least two samples .* n_samples=1"):
+        RandomFourierFeatures(10, lengthscale="median").fit(X[:1])
+
+
+@pytest.mark.parametrize("coupling", ["iid", "orthogonal"])
+def test_median_lengthscale_features_are_scale_invariant_on_huge_data(coupling) -> None:
+    # the features of X * 1e300 with the median lengthscale are those of X (were all NaN)
+    X = np.random.default_rng(12).standard_normal((30, 5))
+    Z = RandomFourierFeatures(10, lengthscale="median", coupling=coupling, random_state=0)
+    Zh = clone(Z).fit(X * 1e300).transform(X * 1e300)
+    assert np.all(np.isfinite(Zh))
+    np.testing.assert_allclose(Zh, Z.fit(X).transform(X), atol=1e-12)
 
 
 # ---------------------------------------------------------------------------- storage
@@ -207,7 +219,7 @@ def test_hadamard_coupling_stores_o_m_parameters() -> None:
     assert rff.n_parameter_bytes_ == 4 * 3 * 256 + 8 * 1024
     dense = RandomFourierFeatures(1024, coupling="orthogonal", random_state=0).fit(X)
     assert dense.n_parameter_bytes_ == 8 * 1024 * 256
-    ang = AngularFeatures(1024, coupling="hadamard", random_state=0).fit(X)
+    ang = AngularFeatures(1024, coupling="hadamard", random_state=0).fit(X + 1.0)
     assert ang.n_parameter_bytes_ == 4 * 3 * 256
 
 
@@ -237,7 +249,7 @@ def test_transformer_contract(make) -> None:
     assert c.get_params() == est.get_params()
     with pytest.raises(NotFittedError):
         c.transform(X)
-    with pytest.raises(ValueError, match="X has 3 features, but 20 were expected"):
+    with pytest.raises(ValueError, match=r"X has 3 features, but .* is expecting 20 features"):
         est.transform(X[:, :3])
     # n_jobs does not change the numbers
     np.testing.assert_allclose(make(random_state=0, n_jobs=2).fit(X).transform(X), Z, atol=1e-15)
@@ -280,26 +292,33 @@ def test_bad_n_components_coupling_blocks(cls) -> None:
 
 @pytest.mark.parametrize("cls", [RandomFourierFeatures, AngularFeatures])
 def test_bad_inputs_X(cls) -> None:
+    # scikit-learn's validate_data and its messages
     X = np.random.default_rng(15).standard_normal((5, 3))
-    with pytest.raises(TypeError, match="real-valued"):
+    with pytest.raises(ValueError, match="Complex data not supported"):
         cls(4).fit(X + 1j)
     Xn = X.copy()
     Xn[1, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         cls(4).fit(Xn)
-    with pytest.raises(ValueError, match="no features"):
+    with pytest.raises(ValueError, match=r"0 feature\(s\) \(shape=\(3, 0\)\)"):
         cls(4).fit(np.ones((3, 0)))
-    with pytest.raises(ValueError, match="2-dimensional"):
+    with pytest.raises(ValueError, match=r"0 sample\(s\) \(shape=\(0, 3\)\)"):
+        cls(4).fit(np.ones((0, 3)))
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
         cls(4).fit(np.ones(3))
+    with pytest.raises(TypeError, match="Sparse data was passed for X, but dense data is required"):
+        cls(4).fit(sp.csr_matrix(X))
     with pytest.raises(NotFittedError):
         cls(4).transform(X)
     est = cls(4).fit(X)
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         est.transform(Xn)
-    with pytest.raises(TypeError, match="real-valued"):
+    with pytest.raises(ValueError, match="Complex data not supported"):
         est.transform(X + 1j)
-    with pytest.raises(TypeError, match="sparse input is not supported"):
+    with pytest.raises(TypeError, match="Sparse data was passed for X"):
         est.transform(sp.csr_matrix(X))
+    with pytest.raises(ValueError, match="Expected 2D array, got 1D array"):
+        est.transform(X[0])
 
 
 def test_rff_bad_kernel_and_hyperparameters() -> None:
@@ -331,11 +350,48 @@ def test_rff_bad_kernel_and_hyperparameters() -> None:
     np.testing.assert_array_equal(a, RandomFourierFeatures(4, random_state=0).fit_transform(X))
 
 
-def test_angular_zero_vector_maps_to_zero_features() -> None:
-    est = AngularFeatures(4, random_state=0).fit(np.ones((2, 3)))
-    Z = est.transform(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]))
-    np.testing.assert_array_equal(Z[1], 0.0)
-    assert np.all(np.abs(Z[0]) == 0.5)
+@pytest.mark.filterwarnings("ignore:coupling='hadamard' with:UserWarning")
+@pytest.mark.parametrize("coupling", ["iid", "hadamard"])
+def test_angular_features_reject_zero_vectors_as_the_angular_kernel_does(coupling) -> None:
+    # one rule for the kernel and its features: the angle to 0 is undefined
+    X = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+    message = "X contains a zero vector; the angular kernel needs x != 0"
+    with pytest.raises(ValueError, match=message):
+        Angular()(X)
+    with pytest.raises(ValueError, match=message):
+        AngularFeatures(4, coupling=coupling, random_state=0).fit(X)
+    est = AngularFeatures(4, coupling=coupling, random_state=0).fit(X[:1])
+    with pytest.raises(ValueError, match=message):
+        est.transform(X)
+    with pytest.raises(ValueError, match=message):
+        est.transform(X.astype(np.float32)[::-1])
+    # a tiny but non-zero vector has a direction and is accepted
+    Z = est.transform(np.array([[1e-300, 0.0, 0.0]]))
+    assert np.all(np.abs(Z) == 0.5)
+
+
+@pytest.mark.parametrize("cls", [RandomFourierFeatures, AngularFeatures])
+def test_sizes_beyond_the_machine_are_refused_up_front(cls, monkeypatch) -> None:
+    X = np.random.default_rng(16).standard_normal((3, 32))
+    name = cls.__name__
+    with pytest.raises(
+        ValueError,
+        match=rf"{name}\(n_components=10000000000000, coupling='iid'\) on 32 features would "
+        r"need about .* PiB of memory, more than this machine has .*coupling='hadamard'",
+    ):
+        cls(10**13).fit(X)
+    with pytest.raises(ValueError, match=r"coupling='hadamard'\) on 32 features would need"):
+        cls(10**15, coupling="hadamard").fit(X)
+    monkeypatch.setattr(_memory, "memory_limit", lambda: 2**20)  # a 1 MiB machine
+    est = cls(1000, random_state=0).fit(X)
+    width = 2000 if cls is RandomFourierFeatures else 1000
+    with pytest.raises(
+        ValueError,
+        match=rf"{name}.transform: an output of shape \(200, {width}\) \(float64\) would "
+        r"need about .* MiB of memory, more than this machine has \(1 MiB\); transform fewer",
+    ):
+        est.transform(np.vstack([X] * 67)[:200])
+    assert est.transform(X).shape == (3, width)
 
 
 def test_hadamard_coupling_warns_in_few_dimensions() -> None:
