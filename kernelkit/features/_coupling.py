@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import check_in, check_int
-from kernelkit.features._memory import check_memory
 from kernelkit.features._structured import Consumer, HadamardRademacher
 from kernelkit.features.fwht import (
     next_power_of_two,

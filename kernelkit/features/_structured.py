@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from kernelkit._memory import empty_output
 from kernelkit._validation import check_array
-from kernelkit.features._memory import empty_output
 from kernelkit.features.fwht import (
     _block_rows,
     _Plan,

@@ -11,6 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from kernelkit._memory import empty_output
 from kernelkit._validation import (
     check_in,
     check_int,
@@ -20,7 +21,6 @@ from kernelkit._validation import (
     validate_X,
 )
 from kernelkit.features._coupling import COUPLINGS, Directions, check_n_jobs
-from kernelkit.features._memory import empty_output
 from kernelkit.features._structured import chi_norms
 from kernelkit.features._trig import sincos
 from kernelkit.kernels import median_heuristic

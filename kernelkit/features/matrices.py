@@ -23,8 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.random import sample_without_replacement
 
+from kernelkit._memory import check_memory, empty_output
 from kernelkit._validation import check_array, check_in, check_int, check_random_state
-from kernelkit.features._memory import check_memory, empty_output
 from kernelkit.features._structured import FJLT, HadamardRademacher, chi_norms
 from kernelkit.features.fwht import (
     _block_rows,

@@ -24,6 +24,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import (
     check_array,
     check_bool,
@@ -115,6 +116,8 @@ class _PrimalModel(RegressorMixin, BaseEstimator):
     def _fit_features(self, X: np.ndarray, Y: np.ndarray, reg: float) -> np.ndarray:
         """Fit the feature map on ``X`` and solve ``(Phi^T Phi + reg I) W = Phi^T Y``."""
         fm = self._make_feature_map()
+        if self.feature_map is None:
+            self._check_size(X, fm)
         Phi = apply_feature_map(fm, X, fit=True)
         sol = ridge_on_features(Phi, Y, reg, "Phi^T Phi + noise*I")
         self.coef_, self.L_, self.jitter_ = sol.coef, sol.L, sol.jitter
@@ -124,6 +127,19 @@ class _PrimalModel(RegressorMixin, BaseEstimator):
         self.feature_map_ = fm
         self.n_features_out_ = Phi.shape[1]
         return Phi
+
+    def _check_size(self, X: np.ndarray, fm: Any) -> None:
+        """Refuse up front a fit whose random directions, features and linear system could
+        not fit in memory (the estimate is in the message)."""
+        (n, d), m = X.shape, int(self.n_components)
+        p = m if isinstance(fm, AngularFeatures) else 2 * m
+        k = min(n, p)
+        check_memory(
+            8 * (m * d + n * p + k * k),
+            f"{type(self).__name__}(n_components={m}) on {n} x {d} data ({p} features, a "
+            f"{k} x {k} linear system)",
+            "ask for fewer n_components",
+        )
 
     def _predict_features(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "coef_")

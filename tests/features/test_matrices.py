@@ -8,8 +8,8 @@ import scipy.sparse as sp
 from scipy import stats
 from scipy.linalg import hadamard
 
-from kernelkit.features import _memory
-from kernelkit.features._memory import check_memory, format_bytes, memory_limit
+from kernelkit import _memory
+from kernelkit._memory import check_memory, format_bytes, memory_limit
 from kernelkit.features.matrices import (
     KINDS,
     SUBSAMPLING,

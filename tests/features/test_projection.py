@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from scipy import stats
 from sklearn.exceptions import NotFittedError
 
-from kernelkit.features import RandomProjection, _memory, jl_failure_bound, jl_min_dim
+from kernelkit import _memory
+from kernelkit.features import RandomProjection, jl_failure_bound, jl_min_dim
 from kernelkit.features.matrices import FJLT, HadamardRademacher
 
 KIND_OPTIONS = [

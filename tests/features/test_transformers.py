@@ -12,7 +12,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import Ridge
 from sklearn.pipeline import make_pipeline
 
-from kernelkit.features import AngularFeatures, RandomFourierFeatures, _memory
+from kernelkit import _memory
+from kernelkit.features import AngularFeatures, RandomFourierFeatures
 from kernelkit.kernels import RBF, Angular, Laplace, Matern, median_heuristic
 
 KERNELS = [("rbf", 2.5), ("matern", 1.5), ("matern", 2.5), ("laplace", 2.5)]

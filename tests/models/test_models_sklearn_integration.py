@@ -252,3 +252,18 @@ def test_every_hyperparameter_at_a_bound_is_named_in_a_warning() -> None:
     kernel = RBF(lengthscale=0.5, lengthscale_bounds=(1e-2, 0.05))
     with pytest.warns(ConvergenceWarning, match=r"fitted lengthscale is at its upper bound 0\.05"):
         GaussianProcessRegressor(kernel).fit(Xl, np.sin(Xl[:, 0]))
+
+
+@pytest.mark.parametrize("cls", [RandomFeatureRidge, RandomFeatureGP])
+def test_a_request_far_beyond_the_machine_is_refused_up_front(cls, monkeypatch) -> None:
+    from kernelkit import _memory
+
+    monkeypatch.setattr(_memory, "memory_limit", lambda: 2**30)  # a 1 GiB machine
+    # 10**9 frequencies on 20 x 3 data: 2e9 features per sample, 320 GB of features
+    expected = (
+        rf"{cls.__name__}\(n_components=1000000000\) on 20 x 3 data \(2000000000 features, "
+        r"a 20 x 20 linear system\) would need about 3\d\d GiB"
+    )
+    with pytest.raises(ValueError, match=expected):
+        cls(n_components=10**9).fit(X[:20], Y[:20])
+    cls(n_components=5000).fit(X[:20], Y[:20])  # 10000 features, a 20 x 20 system: fine

@@ -2,8 +2,9 @@
 never fit in this machine's memory instead of running for minutes and then failing (or
 being killed) deep inside NumPy.
 
-One helper, :func:`check_memory`, used by every sampler and feature map of this package
-before it allocates anything whose size grows with ``n_components * n_features`` or with
+One helper, :func:`check_memory`, used by every random matrix and feature map
+(:mod:`kernelkit.features`) and by the random-feature models (:mod:`kernelkit.models`)
+before they allocate anything whose size grows with ``n_components * n_features`` or with
 ``n_samples * n_components``.
 """
 
