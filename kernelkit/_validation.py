@@ -272,9 +272,12 @@ def validate_X_y(
 @contextmanager
 def _numbers_expected(culprit: Callable[[], str]) -> Iterator[None]:
     """Say which argument (``culprit()``, asked only on failure) had to be numeric when
-    NumPy's float conversion fails."""
+    NumPy's float conversion fails. Floating-point warnings are silenced: scikit-learn's
+    finiteness check first sums ``X``, which overflows for huge finite entries before
+    its exact element-wise check decides."""
     try:
-        yield
+        with np.errstate(over="ignore", invalid="ignore"):
+            yield
     except (TypeError, ValueError) as exc:
         if "float() argument" in str(exc) or "could not convert" in str(exc):
             raise TypeError(f"{culprit()} must be an array of numbers: {exc}") from exc

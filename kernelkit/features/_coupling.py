@@ -122,6 +122,16 @@ class Directions:
         else:
             self.scales, self.column_scales = scales, column_scales
 
+    def gain(self) -> float:
+        """A bound on ``|w_i . x| / max_j |x_j|`` over the rows, partial sums included:
+        ``d max|W|`` for dense rows; for Hadamard rows (unit norm, partial sums of the
+        transform at most ``D max|x|``) ``D`` times the largest row and column scales."""
+        if self.W is not None:
+            return float(self.d) * float(np.max(np.abs(self.W), initial=0.0))
+        s = 1.0 if self.scales is None else float(np.max(np.abs(self.scales)))
+        c = 1.0 if self.column_scales is None else float(np.max(np.abs(self.column_scales)))
+        return float(self.dim) * s * c
+
     @property
     def n_parameter_bytes(self) -> int:
         if self.W is not None:

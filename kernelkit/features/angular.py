@@ -22,6 +22,21 @@ def _check_no_zero_rows(X: np.ndarray) -> None:
         raise ValueError("X contains a zero vector; the angular kernel needs x != 0")
 
 
+def _rows_near_unit_scale(X: np.ndarray) -> np.ndarray:
+    """``X`` with every row whose largest ``|entry|`` is far from 1 multiplied by a power of
+    two that brings it near 1. The scaling is exact and positive, so the signs of ``W x``
+    are those of the original row, and ``W x`` can neither overflow nor underflow."""
+    lim = 2.0 ** (np.finfo(X.dtype).maxexp // 2)
+    top = np.max(np.abs(X), axis=1)
+    far = (top > lim) | (top < 1.0 / lim)
+    if not far.any():
+        return X
+    X = X.copy()
+    _, exponent = np.frexp(top[far])
+    X[far] = np.ldexp(X[far], -exponent[:, None]).astype(X.dtype, copy=False)
+    return X
+
+
 class AngularFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """``z(x) = sign(W x) / sqrt(m)``, so that ``<z(x), z(y)>`` estimates the angular
     kernel ``1 - (2/pi) angle(x, y)`` (:class:`kernelkit.kernels.Angular`).
@@ -112,6 +127,7 @@ class AngularFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         check_is_fitted(self, "directions_")
         X = validate_X(self, X, reset=False, order="C")
         _check_no_zero_rows(X)
+        X = _rows_near_unit_scale(X)  # sign(W x) is invariant to a positive scale of x
         m = self.directions_.m
         out = empty_output((X.shape[0], m), X.dtype, "AngularFeatures.transform")
         scale = 1.0 / math.sqrt(m)

@@ -20,9 +20,14 @@ from kernelkit._validation import (
     check_random_state,
     validate_X,
 )
-from kernelkit.features._coupling import COUPLINGS, Directions, check_n_jobs
+from kernelkit.features._coupling import (
+    COUPLINGS,
+    Directions,
+    check_n_jobs,
+)
 from kernelkit.features._structured import chi_norms
 from kernelkit.features._trig import sincos
+from kernelkit.features.matrices import check_projections_finite
 from kernelkit.kernels import median_heuristic
 
 __all__ = ["FOURIER_KERNELS", "RandomFourierFeatures", "fourier_norm_scales"]
@@ -243,10 +248,16 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         s = fourier_norm_scales(nu, m, rng)
         if self.coupling != "iid":  # unit directions: norms |w| ~ rho_K (Def. 7.6)
             s = s * chi_norms(rng, dirs.dim, m)
-        if np.ndim(ls) == 0:
-            dirs.rescale(s / ls, None)
-        else:
-            dirs.rescale(s, 1.0 / ls)
+        with np.errstate(over="ignore"):  # checked right after
+            if np.ndim(ls) == 0:
+                dirs.rescale(s / ls, None)
+            else:
+                dirs.rescale(s, 1.0 / ls)
+        if not np.isfinite(dirs.gain()):
+            raise ValueError(
+                f"lengthscale={ls!r} is so small that the random frequencies (about "
+                "1 / lengthscale) overflow float64; rescale X and use a larger lengthscale"
+            )
         self.offsets_ = (
             rng.uniform(0.0, 2.0 * np.pi, size=m) if self.features == "cos_bias" else None
         )
@@ -307,5 +318,13 @@ class RandomFourierFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                 th += offsets[c0:c1]
                 sincos(th, th, out[s:e, c0:c1], sc, scale)  # the sines are discarded
 
-        self.directions_.project_blocks(X, consume, self.n_jobs)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is checked next
+            self.directions_.project_blocks(X, consume, self.n_jobs)
+        check_projections_finite(
+            X,
+            self.directions_.gain(),
+            out,
+            "RandomFourierFeatures.transform",
+            ", or use a longer lengthscale",
+        )
         return out

@@ -195,7 +195,9 @@ def run_row_blocks(
 
     Each thread gets its own ``scratch`` dict (for preallocated buffers) and takes the
     next block when it finishes one (so a thread slowed by other load does not hold up
-    the rest); BLAS is held to one thread while the workers run.
+    the rest); BLAS is held to one thread while the workers run. The workers run under
+    the caller's NumPy floating-point error settings (``np.errstate``), as the caller's
+    own thread does.
     """
     starts = range(0, n, block)
     n_jobs = max(1, min(n_jobs, len(starts)))
@@ -206,11 +208,13 @@ def run_row_blocks(
                 work(s, min(s + block, n), scratch)
             return
         queue = iter(starts)  # next() on a range iterator is atomic under the GIL
+        errors = np.geterr()  # thread-local: hand the caller's settings to the workers
 
         def run() -> None:
             local: dict = {}
-            for s in queue:
-                work(s, min(s + block, n), local)
+            with np.errstate(**errors):
+                for s in queue:
+                    work(s, min(s + block, n), local)
 
         with ThreadPoolExecutor(max_workers=n_jobs) as pool:
             for fut in [pool.submit(run) for _ in range(n_jobs)]:

@@ -39,11 +39,13 @@ __all__ = [
     "SUBSAMPLING",
     "HadamardRademacher",
     "apply_matrix",
+    "check_projections_finite",
     "fjlt_matrix",
     "gaussian_matrix",
     "gaussian_orthogonal_matrix",
     "haar_rows",
     "hadamard_rademacher",
+    "matrix_gain",
     "sample_matrix",
     "sparse_matrix",
 ]
@@ -363,7 +365,45 @@ def apply_matrix(A: Any, X: Any, *, n_jobs: int | None = 1) -> np.ndarray:
             f"X has shape {X.shape}, but A has shape {tuple(shape)}: X @ A.T needs X of "
             f"shape (n_samples, {shape[1]})"
         )
-    return _apply(A, X, n_jobs)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is checked next
+        out = _apply(A, X, n_jobs)
+    check_projections_finite(X, matrix_gain(A), out, "apply_matrix")
+    return out
+
+
+#: Projections bounded by this stay finite in every partial sum (float64 ends at 1.8e308).
+_FINITE_BOUND = 1e300
+
+
+def matrix_gain(A: Any) -> float:
+    """A bound on ``|(A x)_i| / max_j |x_j|`` (partial sums included) for any matrix of
+    :mod:`kernelkit.features.matrices`: ``d max|A|`` for dense and sparse matrices, ``D``
+    for Hadamard-Rademacher rows (unit norm), ``D^2 max|P|`` for the FJLT ``P H D``."""
+    if isinstance(A, np.ndarray):
+        return float(A.shape[1]) * float(np.max(np.abs(A), initial=0.0))
+    if hasattr(A, "P"):  # FJLT: |H D x| <= D max|x| per coordinate, then P sums D of them
+        return float(A.d_pad) ** 2 * float(np.max(np.abs(A.P.data), initial=0.0))
+    if hasattr(A, "d_pad"):  # Hadamard-Rademacher (also the complex hybrid)
+        return float(A.d_pad)
+    return float(A.shape[1]) * float(np.max(np.abs(A.data), initial=0.0))  # scipy sparse
+
+
+def check_projections_finite(
+    X: np.ndarray, gain: float, out: np.ndarray, request: str, advice: str = ""
+) -> None:
+    """Raise ``ValueError`` if ``out``, computed from ``X`` through projections bounded by
+    ``gain * max|X|``, overflowed float64. The output is scanned only when the bound says
+    an overflow is possible, so ordinary inputs cost two reductions over ``X``."""
+    if X.size == 0:
+        return
+    x_max = max(-float(X.min()), float(X.max()))
+    if x_max * gain < _FINITE_BOUND or np.isfinite(out).all():
+        return
+    raise ValueError(
+        f"{request}: X has entries up to {x_max:.3g} in absolute value, and its projections "
+        f"(|w . x| up to about {gain:.3g} times that) overflow float64; rescale X (e.g. "
+        f"standardise its columns){advice}"
+    )
 
 
 def _apply(A: Any, X: np.ndarray, n_jobs: int | None, request: str = "apply_matrix") -> np.ndarray:

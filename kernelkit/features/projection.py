@@ -20,7 +20,15 @@ from kernelkit._validation import (
 )
 from kernelkit.features._coupling import check_n_jobs
 from kernelkit.features.fwht import next_power_of_two
-from kernelkit.features.matrices import KINDS, SUBSAMPLING, _apply, _density, sample_matrix
+from kernelkit.features.matrices import (
+    KINDS,
+    SUBSAMPLING,
+    _apply,
+    _density,
+    check_projections_finite,
+    matrix_gain,
+    sample_matrix,
+)
 
 __all__ = ["RandomProjection", "jl_failure_bound", "jl_min_dim"]
 
@@ -243,8 +251,11 @@ class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         (complex128, or complex64 from float32) for ``kind="hybrid"``."""
         check_is_fitted(self, "matrix_")
         X = validate_X(self, X, reset=False, order="C")
-        F = _apply(self.matrix_, X, self.n_jobs, "RandomProjection.transform")
-        F *= self.scale_
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is checked next
+            F = _apply(self.matrix_, X, self.n_jobs, "RandomProjection.transform")
+            F *= self.scale_
+        gain = matrix_gain(self.matrix_) * max(self.scale_, 1.0)
+        check_projections_finite(X, gain, F, "RandomProjection.transform")
         return F
 
     @staticmethod
