@@ -4,7 +4,9 @@ Every kernel is callable, ``k(X, Y=None) -> (n, m) ndarray``, has ``k.diag(X)``,
 hyperparameters positive through ``theta`` (their logarithms), and provides gradients
 with respect to ``theta`` (``k.gradient(X)``, ``k.gradient_dot(X, W)``). Kernels combine
 with ``+``, ``*``, a non-negative constant factor, ``**``, :func:`poly`, :func:`exp` and
-:func:`compose`.
+:func:`compose`. Two 1-D vectors give the number ``k(x, y)``, so a kernel is a valid
+scikit-learn kernel callable (``KernelRidge(kernel=RBF())``, ``Nystroem``, ``SVC``); kernels
+compare equal when their parameters are, and their values are finite for finite inputs.
 """
 
 from kernelkit.kernels.base import Hyperparameter, Kernel, compose, exp, poly

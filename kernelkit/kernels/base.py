@@ -18,6 +18,13 @@ Kernels combine by the closure rules of Bishop (2006) eqs. 6.13-6.22, which the 
 seed lists as its Lemma 1: ``k1 + k2``, ``k1 * k2``, ``c * k`` for a constant ``c >= 0``,
 ``k ** n`` and ``poly(k, coefs)`` with non-negative coefficients, ``exp(k)``, and
 ``compose(k, phi)`` for a kernel on a feature map.
+
+Values and gradients are finite for finite inputs and hyperparameters. A kernel knows a
+bound on its values (``variance`` for a stationary kernel); where that bound is beyond the
+float64 range (dot products of inputs near 1e200, ``exp`` of a large kernel) the result is
+checked, and an overflow is a ``ValueError`` that names the inputs, never an ``inf`` or a
+NaN. Kernels compare equal when their types and parameters are equal (arrays by value), so
+``k == k.clone()``; their hash is that of their type (see ``Kernel.__hash__``).
 """
 
 from __future__ import annotations
@@ -25,13 +32,17 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
-from kernelkit._validation import check_array, check_positive
+from kernelkit._validation import check_array, check_noise_bounds, check_positive
+
+#: Largest float64; a kernel whose value bound is below it cannot overflow.
+_FMAX = float(np.finfo(np.float64).max)
 
 __all__ = [
     "Hyperparameter",
@@ -83,6 +94,32 @@ class Kernel:
     """
 
     requires_vector_input: bool = True
+    #: hyperparameters that must be scalars (the rest may be ARD vectors)
+    _scalar_params: tuple[str, ...] = ()
+    #: takes whatever the kernels it is combined with take (Constant, White)
+    _any_objects: bool = False
+
+    # ------------------------------------------------------------------ comparison
+    def __eq__(self, other: object) -> bool:
+        """Same type and equal parameters (arrays compared by value, sub-kernels by ``==``)."""
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        if type(self) is not type(other):
+            return False
+        a, b = self.get_params(deep=False), other.get_params(deep=False)
+        return a.keys() == b.keys() and all(_same_param(a[k], b[k]) for k in a)
+
+    def __hash__(self) -> int:
+        """The hash of the kernel's type, consistent with ``==`` whatever the parameters.
+
+        Kernels are mutable (``theta``, ``set_params``) and compare by value, so a hash of
+        the parameters would change under a kernel stored in a set. scikit-learn's GP
+        kernels are unhashable instead, but scikit-learn's ``pairwise_kernels`` (behind
+        ``KernelRidge(kernel=k)`` and ``Nystroem(kernel=k)``) looks a callable up in a dict
+        of kernel names, which needs a hash; equal kernels share their type, so this one
+        keeps ``a == b => hash(a) == hash(b)`` at the price of slow sets of many kernels.
+        """
+        return hash(type(self))
 
     # ------------------------------------------------------------------ parameters
     @classmethod
@@ -131,11 +168,15 @@ class Kernel:
     def _check_params(self) -> None:
         """Validate hyperparameter values; subclasses extend (called from __init__)."""
         for hp in self.hyperparameters:
-            check_positive(getattr(self, hp.name), hp.name)
+            value = getattr(self, hp.name)
+            _check_number(value, hp.name)
+            check_positive(value, hp.name)
+            if hp.name in self._scalar_params and np.ndim(value) != 0:
+                raise ValueError(
+                    f"{hp.name} must be a scalar, got an array of shape {np.shape(value)}"
+                )
             if not hp.fixed:
-                lo, hi = cast("tuple[float, float]", hp.bounds)  # not fixed: a (low, high) pair
-                if not (0 < lo <= hi):
-                    raise ValueError(f"{hp.name}_bounds must satisfy 0 < low <= high")
+                check_noise_bounds(hp.bounds, f"{hp.name}_bounds")
 
     @property
     def hyperparameters(self) -> list[Hyperparameter]:
@@ -169,10 +210,21 @@ class Kernel:
             raise ValueError(f"theta has length {theta.shape[0]}, expected {self.n_dims}")
         if not np.all(np.isfinite(theta)):
             raise ValueError("theta must be finite")
+        with np.errstate(over="ignore", under="ignore"):
+            values = np.exp(theta)
+        i = 0
+        for hp in self.free_hyperparameters:  # check all before setting any
+            n = self._n_elements(hp)
+            if not np.all((values[i : i + n] > 0) & np.isfinite(values[i : i + n])):
+                raise ValueError(
+                    f"theta[{i}:{i + n}] = {theta[i : i + n]} puts {hp.name} = exp(theta) "
+                    "outside the float64 range (|theta| must stay below ~709)"
+                )
+            i += n
         i = 0
         for hp in self.free_hyperparameters:
             n = self._n_elements(hp)
-            value = np.exp(theta[i : i + n])
+            value = values[i : i + n].copy()
             old = getattr(self, hp.name)
             setattr(self, hp.name, value if np.ndim(old) > 0 else float(value[0]))
             i += n
@@ -228,19 +280,30 @@ class Kernel:
     def _check_n_features(self, d: int) -> None:
         """Hook for kernels whose hyperparameters fix the input dimension (ARD)."""
 
-    def __call__(self, X: Any, Y: Any = None) -> np.ndarray:
-        """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` when omitted)."""
+    def __call__(self, X: Any, Y: Any = None) -> Any:
+        """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` when omitted).
+
+        Two 1-D vectors ``x`` and ``y`` give the number ``k(x, y)``, the convention of
+        scikit-learn's kernel callables (``pairwise_kernels`` passes pairs of rows), so a
+        kernel works as ``KernelRidge(kernel=k)`` or ``Nystroem(kernel=k)``. A 1-D ``X``
+        alone is an error.
+        """
+        if Y is not None and self.requires_vector_input and _is_row(X) and _is_row(Y):
+            x = np.reshape(np.asarray(X), (1, -1))
+            K = self(x) if Y is X else self(x, np.reshape(np.asarray(Y), (1, -1)))
+            return float(K[0, 0])
         X, Y = self._check_pair(X, Y)
-        return self._gram(X, Y)
+        return self._checked(lambda: self._gram(X, Y), X, Y, "values", always=False)
 
     def diag(self, X: Any) -> np.ndarray:
         """``k(X[i], X[i])`` for each ``i``, without forming the Gram matrix."""
-        return self._diag(self._check_pair(X, None)[0])  # same checks as k(X), e.g. ARD size
+        X = self._check_pair(X, None)[0]  # same checks as k(X), e.g. ARD size
+        return self._checked(lambda: self._diag(X), X, X, "values")
 
     def gradient(self, X: Any) -> np.ndarray:
         """``dK/dtheta`` on ``X``, shape ``(n, n, n_dims)``."""
         X = self._check_pair(X, None)[0]
-        return self._gradient(X)
+        return self._checked(lambda: self._gradient(X), X, X, "gradients")
 
     def gradient_dot(self, X: Any, W: Any) -> np.ndarray:
         """``sum_ij W_ij dK_ij/dtheta_p`` for each ``p``, shape ``(n_dims,)``."""
@@ -249,7 +312,44 @@ class Kernel:
         W = check_array(W, "W", dtype=np.float64)
         if W.shape != (n, n):
             raise ValueError(f"W must have shape ({n}, {n}), got {W.shape}")
-        return self._gradient_dot(X, W)
+        return self._checked(lambda: self._gradient_dot(X, W), X, X, "gradients")
+
+    # ------------------------------------------------------------------ overflow
+    def _bound(self, X: Any, Y: Any) -> float:
+        """An upper bound on ``|k(x, y)|`` over the inputs (``inf`` when unknown)."""
+        return math.inf
+
+    def _checked(
+        self, compute: Callable[[], Any], X: Any, Y: Any, what: str, *, always: bool = True
+    ) -> Any:
+        """``compute()``, which must come out finite, or a ValueError naming the inputs.
+
+        Overflow is allowed while computing and detected in the result. For the values of a
+        kernel bounded below the float64 range (``always=False``), which cannot overflow,
+        the O(n m) check is skipped and any floating-point warning is left to surface.
+        """
+        if not always:
+            with np.errstate(over="ignore", invalid="ignore"):
+                bounded = self._bound(X, Y) < _FMAX  # False for NaN
+            if bounded:
+                return compute()
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            out = compute()
+        if not np.all(np.isfinite(out)):
+            raise ValueError(self._overflow_message(X, Y, what))
+        return out
+
+    def _overflow_message(self, X: Any, Y: Any, what: str) -> str:
+        sizes = []
+        for name, A in (("X", X), ("Y", Y)) if Y is not X else (("X", X),):
+            if isinstance(A, np.ndarray) and A.dtype.kind == "f" and A.size:
+                sizes.append(f"|{name}| up to {float(np.max(np.abs(A))):.3g}")
+        where = f" ({', '.join(sizes)})" if sizes else ""
+        inputs = "X" if Y is X else "X and Y"
+        return (
+            f"the kernel {what} of {self!r} overflow float64 for these inputs{where}; "
+            f"rescale {inputs} (or the hyperparameters)"
+        )
 
     def gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         """``k(X)`` and a function ``W -> gradient_dot(X, W)`` that reuses its work.
@@ -259,7 +359,19 @@ class Kernel:
         profiles for the second step. The returned ``K`` may be modified by the caller.
         """
         X = self._check_pair(X, None)[0]
-        return self._gram_and_gradient(X)
+        parts: list[Any] = []
+
+        def gram() -> np.ndarray:
+            parts[:] = self._gram_and_gradient(X)
+            return parts[0]
+
+        K = self._checked(gram, X, X, "values", always=False)
+        contract = parts[1]
+
+        def checked_contract(W: np.ndarray) -> np.ndarray:
+            return self._checked(lambda: contract(W), X, X, "gradients")
+
+        return K, checked_contract
 
     def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         return self._gram(X, X), lambda W: self._gradient_dot(X, W)
@@ -271,7 +383,7 @@ class Kernel:
         for gradient-based search (``Y`` the training inputs, ``X`` the candidates).
         """
         X, Y = self._check_pair(X, Y)
-        return self._input_gradient(X, Y)
+        return self._checked(lambda: self._input_gradient(X, Y), X, Y, "input gradients")
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__} does not provide input gradients")
@@ -338,6 +450,53 @@ class Kernel:
         return f"{type(self).__name__}({args})"
 
 
+def _is_row(v: Any) -> bool:
+    """A 1-D vector of numbers (an ndarray, or a list or tuple of real numbers)."""
+    if isinstance(v, np.ndarray):
+        return v.ndim == 1
+    return (
+        isinstance(v, (list, tuple)) and len(v) > 0 and all(isinstance(e, numbers.Real) for e in v)
+    )
+
+
+def _same_param(x: Any, y: Any) -> bool:
+    """Equality of two constructor arguments: kernels by ``==``, arrays by value."""
+    if isinstance(x, Kernel) or isinstance(y, Kernel):
+        return isinstance(x, Kernel) and isinstance(y, Kernel) and x == y
+    if isinstance(x, (str, bytes)) or isinstance(y, (str, bytes)):
+        return type(x) is type(y) and x == y
+    if callable(x) or callable(y):  # a feature map: the same function
+        return x is y
+    if isinstance(x, (np.ndarray, list, tuple)) or isinstance(y, (np.ndarray, list, tuple)):
+        try:
+            ax, ay = np.asarray(x), np.asarray(y)
+        except (TypeError, ValueError):
+            return False
+        if ax.dtype == object or ay.dtype == object:
+            return ax.shape == ay.shape and all(
+                _same_param(a, b) for a, b in zip(ax.flat, ay.flat, strict=True)
+            )
+        return ax.shape == ay.shape and bool(np.array_equal(ax, ay))
+    try:
+        return bool(x == y)
+    except (TypeError, ValueError):
+        return False
+
+
+def _check_number(value: Any, name: str) -> None:
+    """A hyperparameter given as a string (``"1.5"``) is a TypeError, not parsed."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a number, got str {value!r}")
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return  # ragged: check_positive says so
+    if arr.dtype.kind in "SU" or (
+        arr.dtype == object and any(isinstance(e, (str, bytes)) for e in arr.flat)
+    ):
+        raise TypeError(f"{name} must be a number (or an array of numbers), got {value!r}")
+
+
 def _short(v: Any) -> str:
     if isinstance(v, np.ndarray):
         return np.array2string(v, precision=4, separator=", ")
@@ -370,6 +529,10 @@ class _Combination(Kernel):
     @property
     def requires_vector_input(self) -> bool:  # type: ignore[override]
         return any(k.requires_vector_input for k in self._children())
+
+    @property
+    def _any_objects(self) -> bool:  # type: ignore[override]
+        return all(k._any_objects for k in self._children())
 
     def _check_params(self) -> None:
         for k in self._children():
@@ -413,8 +576,13 @@ class _Combination(Kernel):
     def _check_input(self, X: Any, name: str = "X") -> Any:
         if self.requires_vector_input:
             X = super()._check_input(X, name)
-        for k in self._children():  # each child's own checks (zero vectors, index ranges, ...)
-            k._check_input(X, name)
+        children = self._children()
+        # a Constant or White takes whatever the kernels beside it take (lists of
+        # lists as sets, say), so it checks its input only when nothing else does
+        others = any(not k._any_objects for k in children)
+        for k in children:  # each child's own checks (zero vectors, index ranges, ...)
+            if not (k._any_objects and others):
+                k._check_input(X, name)
         return X
 
     def _check_n_features(self, d: int) -> None:
@@ -460,6 +628,9 @@ class Sum(_Binary):
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         return self.k1._input_gradient(X, Y) + self.k2._input_gradient(X, Y)
 
+    def _bound(self, X: Any, Y: Any) -> float:
+        return self.k1._bound(X, Y) + self.k2._bound(X, Y)
+
     @property
     def is_stationary(self) -> bool:
         return self.k1.is_stationary and self.k2.is_stationary
@@ -501,6 +672,9 @@ class Product(_Binary):
             self.k1._input_gradient(X, Y) * K2[:, :, None]
             + self.k2._input_gradient(X, Y) * K1[:, :, None]
         )
+
+    def _bound(self, X: Any, Y: Any) -> float:
+        return self.k1._bound(X, Y) * self.k2._bound(X, Y)
 
     @property
     def is_stationary(self) -> bool:
@@ -549,6 +723,9 @@ class Scaled(_Combination):
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         return self.scale * self.kernel._input_gradient(X, Y)
+
+    def _bound(self, X: Any, Y: Any) -> float:
+        return float(self.scale) * self.kernel._bound(X, Y)
 
     @property
     def is_stationary(self) -> bool:
@@ -613,6 +790,11 @@ class Polynomial_of(_Combination):
         dq = self._q(self.kernel._gram(X, Y), derivative=True)
         return self.kernel._input_gradient(X, Y) * dq[:, :, None]
 
+    def _bound(self, X: Any, Y: Any) -> float:
+        b = np.float64(self.kernel._bound(X, Y))
+        c = np.asarray(self.coefs, dtype=float)
+        return float(np.sum(c * b ** np.arange(c.size)))  # overflows to inf
+
     @property
     def is_stationary(self) -> bool:
         return self.kernel.is_stationary
@@ -650,6 +832,10 @@ class Exponential_of(_Combination):
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         return self.kernel._input_gradient(X, Y) * self._gram(X, Y)[:, :, None]
+
+    def _bound(self, X: Any, Y: Any) -> float:
+        b = self.kernel._bound(X, Y)
+        return math.exp(b) if b < 710.0 else math.inf
 
     @property
     def is_stationary(self) -> bool:

@@ -19,8 +19,7 @@ def _incidence(sets: Any, vocab: dict[Any, int], name: str, grow: bool) -> spars
     indptr = [0]
     indices: list[int] = []
     for i, s in enumerate(sets):
-        if isinstance(s, (str, bytes)) or not isinstance(s, Iterable):
-            raise TypeError(f"{name}[{i}] must be a set (or iterable) of hashable items")
+        _as_iterable(s, name, i)
         cols = set()
         for item in s:
             j = vocab.get(item)
@@ -55,6 +54,9 @@ class Intersection(Kernel):
         A.resize((A.shape[0], len(vocab)))
         return np.asarray((A @ B.T).todense())
 
+    def _bound(self, X: Any, Y: Any) -> float:
+        return 2.0**1023  # larger intersections are an error in _to_kernel
+
     def _to_kernel(self, counts: np.ndarray) -> np.ndarray:
         if counts.size and counts.max() > 1023:
             raise ValueError(
@@ -72,8 +74,17 @@ class Intersection(Kernel):
 
 
 def _as_iterable(s: Any, name: str, i: int) -> Iterable[Any]:
-    if isinstance(s, (str, bytes)) or not isinstance(s, Iterable):
-        raise TypeError(f"{name}[{i}] must be a set (or iterable) of hashable items")
+    if isinstance(s, (str, bytes)):
+        raise TypeError(
+            f"{name}[{i}] is a string ({s!r}); strings are not accepted as sets, since they "
+            f"would be split into characters: pass {{{s!r}}} for the set of one string, or "
+            f"set({s!r}) for its characters"
+        )
+    if not isinstance(s, Iterable):
+        raise TypeError(
+            f"{name}[{i}] must be a set (or another iterable) of hashable items, "
+            f"got {type(s).__name__}"
+        )
     return s
 
 
@@ -103,6 +114,9 @@ class Precomputed(Kernel):
         if not np.allclose(G, G.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(G).max()))):
             raise ValueError("gram must be symmetric")
         self._G = G
+
+    def _bound(self, X: Any, Y: Any) -> float:
+        return float(np.abs(self._G).max())
 
     def _check_input(self, X: Any, name: str = "X") -> np.ndarray:
         if isinstance(X, (str, bytes)):

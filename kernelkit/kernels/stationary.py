@@ -1,13 +1,18 @@
 """Stationary kernels ``k(x, y) = variance * f(r)`` with ``r = |(x - y) / lengthscale|``.
 
-Each kernel supplies its profile ``f`` and ``g(r) = -f'(r) / r`` as functions of the
-squared scaled distance ``s = r^2``. With ``Delta_k = (x_k - y_k) / l_k``,
+Each kernel supplies its profile ``f``, ``g(r) = -f'(r) / r`` and ``h(r) = -f'(r)`` as
+functions of the squared scaled distance ``s = r^2``. With ``Delta_k = (x_k - y_k) / l_k``,
 
     dK/d log variance = K,    dK/d log l_k = variance * g(r) * Delta_k^2,
 
 so ``sum_ij W_ij dK_ij / d log l_k`` is ``sum_ij M_ij (z_ik - z_jk)^2`` with
 ``M = variance * W * g`` and ``z = x / l`` — two row sums and one matrix product, with no
 ``(n, n, d)`` tensor.
+
+Every value is finite for finite inputs and hyperparameters. Where the scaled distance is
+beyond the float range (``s = +inf``), each profile and derivative takes its limit as
+``r -> inf``, which is 0 (for the sinc kernel's derivative, whose oscillation has no limit,
+its mean 0).
 """
 
 from __future__ import annotations
@@ -20,12 +25,26 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from kernelkit.kernels._blocks import map_sq_dist
+from kernelkit.kernels._blocks import (
+    ard_sums,
+    direct_ard_sums,
+    expansion,
+    map_sq_dist,
+    pair_chunks,
+)
 from kernelkit.kernels.base import Hyperparameter, Kernel
 
 __all__ = ["Stationary", "RBF", "Matern", "Laplace", "RationalQuadratic", "Sinc"]
 
 _DEFAULT_BOUNDS = (1e-5, 1e5)
+#: Beyond this squared distance the exponentially decaying profiles (and their derivatives)
+#: are 0 in float64 (``exp(-sqrt(3) * 1000)`` underflows), so ``s`` is clipped there first:
+#: a polynomial factor times ``exp(-r)`` must not become ``inf * 0``.
+_S_CLIP = 1e6
+
+
+def _clip(s: np.ndarray) -> np.ndarray:
+    return np.minimum(s, _S_CLIP, out=s)
 
 
 class Stationary(Kernel):
@@ -41,6 +60,11 @@ class Stationary(Kernel):
     lengthscale_bounds, variance_bounds : (float, float) or "fixed"
         Bounds used when hyperparameters are fitted; ``"fixed"`` excludes them from theta.
     """
+
+    _scalar_params: tuple[str, ...] = ("variance",)
+    #: the profile is not differentiable in ``s`` at 0 (``f ~ 1 - c s^nu``, ``nu <= 1``), so
+    #: squared distances within the round-off of 0 are recomputed from differences
+    _rough = False
 
     def __init__(
         self,
@@ -64,7 +88,7 @@ class Stationary(Kernel):
         ]
 
     def _check_params(self) -> None:
-        if np.ndim(self.lengthscale) > 1:
+        if not isinstance(self.lengthscale, (str, bytes)) and np.ndim(self.lengthscale) > 1:
             raise ValueError("lengthscale must be a scalar or a 1-D array (one per feature)")
         super()._check_params()
 
@@ -82,32 +106,60 @@ class Stationary(Kernel):
                 f"lengthscale has {np.size(self.lengthscale)} entries but X has {d} features"
             )
 
-    # ---- profile, to be provided by subclasses (s = r^2, may be modified in place)
+    def _bound(self, X: Any, Y: Any) -> float:
+        return float(self.variance)
+
+    # ---- profile, to be provided by subclasses (s = r^2 >= 0, possibly +inf; s may be
+    # modified in place). None may return NaN or raise a floating-point warning.
     def _f(self, s: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def _g(self, s: np.ndarray) -> np.ndarray:
+        """``-f'(r) / r`` (finite wherever it multiplies a nonzero ``Delta^2``)."""
         raise NotImplementedError
 
+    def _h(self, s: np.ndarray) -> np.ndarray:
+        """``-f'(r) = r g(r)``, 0 at ``s = inf``."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.sqrt(s) * self._g(s.copy())
+        out[np.isinf(s)] = 0.0
+        return out
+
+    def _gs(self, s: np.ndarray) -> np.ndarray:
+        """``-r f'(r) = s g(r)``, the derivative of ``f`` in ``-log lengthscale``; 0 at
+        ``s = 0`` and at ``s = inf``."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.sqrt(s) * self._h(s.copy())
+        out[np.isinf(s) | (s == 0)] = 0.0
+        return out
+
     # ---- shared machinery
-    def _scaled(self, X: np.ndarray) -> np.ndarray:
-        ls = np.asarray(self.lengthscale, dtype=X.dtype)
-        return X / ls
+    def _ls(self) -> np.ndarray:
+        return np.asarray(self.lengthscale, dtype=np.float64)
+
+    def _dtype(self, *arrays: np.ndarray) -> Any:
+        """float32 output for float32 inputs, unless the variance does not fit in float32."""
+        dtype = np.result_type(*(a.dtype for a in arrays), np.float32)
+        if dtype == np.float32 and not float(self.variance) <= float(np.finfo(np.float32).max):
+            return np.float64
+        return dtype
 
     def _gram(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        Z = self._scaled(X)
-        W = Z if Y is X else self._scaled(Y)
-        v = self.variance
+        v = float(self.variance)
+        out = np.empty((X.shape[0], Y.shape[0]), dtype=self._dtype(X, Y))
 
         def apply(s: np.ndarray) -> np.ndarray:
-            out = self._f(s)
-            out *= v
-            return out
+            res = self._f(s)
+            res *= v
+            return res
 
-        return map_sq_dist(Z, W, apply)
+        return map_sq_dist(X, Y, apply, out=out, scale=self._ls(), exact_near=self._rough)
 
     def _diag(self, X: np.ndarray) -> np.ndarray:
-        return np.full(X.shape[0], float(self.variance), dtype=X.dtype)
+        return np.full(X.shape[0], float(self.variance), dtype=self._dtype(X))
+
+    def _sq(self, X: np.ndarray) -> np.ndarray:
+        return map_sq_dist(X, X, scale=self._ls(), exact_near=self._rough)
 
     def _extra_hyperparameters(self) -> list[Hyperparameter]:
         shared = ("lengthscale", "variance")
@@ -126,36 +178,70 @@ class Stationary(Kernel):
     def _gradient_dot(self, X: np.ndarray, W: np.ndarray) -> np.ndarray:
         return self._gram_and_gradient(X)[1](W)
 
+    def _ard_sums(
+        self, X: np.ndarray, K0: np.ndarray, S: np.ndarray | None, W: np.ndarray
+    ) -> np.ndarray:
+        """``sum_ij W_ij g_ij Delta_ijk^2`` for each feature ``k``."""
+        ls = self._ls()
+        ex = expansion(X, X, ls)
+        if ex is None:  # far-flung or overflowing inputs: from differences
+            assert S is not None
+            return direct_ard_sums(X, ls, W * self._gs(S.copy()), S)
+        if S is None:  # only when g == f and the profile is smooth
+            return ard_sums(ex, K0 * W)
+        G = K0 if self._g_is_f else self._g(S.copy())
+        if not self._rough:
+            return ard_sums(ex, G * W)
+        # g is unbounded at 0: pairs within the expansion's round-off of each other would
+        # multiply its error by g, so they are summed from their differences instead
+        near = S < ex.near
+        G[near] = 0.0
+        out = ard_sums(ex, G * W)
+        a, b = np.nonzero(near)
+        live = W[a, b] != 0
+        a, b = a[live], b[live]
+        for q, diff in pair_chunks(ex.Z, ex.Z, a, b):
+            s = np.einsum("ij,ij->i", diff, diff)
+            w = W[a[q], b[q]] * self._gs(s.copy())
+            w = np.divide(w, s, out=np.zeros_like(w), where=s > 0)
+            out += w @ (diff * diff)
+        return out
+
     def _gram_and_gradient(
         self, X: np.ndarray
     ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
-        Z = self._scaled(X)
-        K0 = map_sq_dist(Z, Z, self._f)  # the profile f(r), kept for the contraction
+        ls = self._ls()
+        K0 = map_sq_dist(X, X, self._f, scale=ls, exact_near=self._rough)  # the profile f(r)
         v = float(self.variance)
         K = K0 * v
         free = {hp.name for hp in self.free_hyperparameters}
         # the squared distances themselves are needed only for a free lengthscale (unless
-        # g == f and it is ARD) and for free shape parameters
+        # g == f, it is ARD and the expansion applies) and for free shape parameters
         needs_s = bool(self._extra_hyperparameters()) or (
-            "lengthscale" in free and (not self._g_is_f or not self.anisotropic)
+            "lengthscale" in free
+            and not (
+                self._g_is_f
+                and self.anisotropic
+                and not self._rough
+                and expansion(X, X, ls) is not None
+            )
         )
-        S = map_sq_dist(Z, Z) if needs_s else None
+        S = self._sq(X) if needs_s else None
+        cache: dict[str, np.ndarray] = {}
 
         def contract(W: np.ndarray) -> np.ndarray:
             out: dict[str, np.ndarray] = {}
             if "lengthscale" in free:
-                M = K0 * W if self._g_is_f else self._g(S.copy()) * W  # type: ignore[union-attr]
                 if self.anisotropic:
-                    # sum_ij M_ij (z_ik - z_jk)^2 = r.Z2 + c.Z2 - 2 sum_i z_ik (M z)_ik with
-                    # r, c the row and column sums of M: one product gives M z and r
-                    Z1 = np.hstack([Z, np.ones((Z.shape[0], 1), dtype=Z.dtype)])
-                    MZ1 = M @ Z1
-                    col = np.ones(M.shape[0], dtype=M.dtype) @ M
-                    Z2 = Z * Z
-                    grad = MZ1[:, -1] @ Z2 + col @ Z2 - 2.0 * np.einsum("ik,ik->k", MZ1[:, :-1], Z)
-                    out["lengthscale"] = v * grad
+                    out["lengthscale"] = v * self._ard_sums(X, K0, S, W)
                 else:
-                    out["lengthscale"] = np.array([v * np.vdot(M, S)])
+                    if "gs" not in cache:
+                        assert S is not None
+                        if self._g_is_f:  # s g = s f: reuse the profile (0 where s > 1e6)
+                            cache["gs"] = K0 * np.minimum(S, _S_CLIP)
+                        else:
+                            cache["gs"] = self._gs(S.copy())
+                    out["lengthscale"] = np.array([v * np.vdot(W, cache["gs"])])
             if "variance" in free:
                 out["variance"] = np.array([v * np.vdot(W, K0)])
             extra = zip(self._extra_hyperparameters(), self._extra_gradients(S, K0), strict=True)
@@ -167,28 +253,48 @@ class Stationary(Kernel):
 
         return K, contract
 
+    def _differences(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``Delta = (x_a - y_b) / l`` of shape (n, m, d) and ``S = |Delta|^2``, from
+        differences (``+-inf`` where they overflow)."""
+        with np.errstate(over="ignore"):
+            D = X[:, None, :].astype(np.float64) - Y[None, :, :]
+            D /= self._ls()
+            S = np.einsum("abk,abk->ab", D, D)
+        return D, S
+
     def _input_gradient(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        # dk/dx = variance * f'(r) dr/dx = -variance * g(r) * (x - y) / l^2
-        Z, W = self._scaled(X), self._scaled(Y)
-        G = self._g(map_sq_dist(Z, W))
-        G *= -float(self.variance)
-        ls = np.asarray(self.lengthscale, dtype=X.dtype)
-        return G[:, :, None] * ((Z[:, None, :] - W[None, :, :]) / ls)
+        # dk/dx_k = variance * f'(r) * (Delta_k / r) / l_k = -variance * h(r) * u_k / l_k,
+        # with the unit vector u = Delta / r computed after scaling by max |Delta_k|, so that
+        # neither a subnormal nor an overflowing difference turns it into 0/0
+        D, S = self._differences(X, Y)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            U = D / np.max(np.abs(D), axis=2, keepdims=True)
+            U /= np.sqrt(np.einsum("abk,abk->ab", U, U))[:, :, None]
+            U[~np.isfinite(U)] = 0.0  # coincident points (no direction), or S = inf (h = 0)
+            H = self._h(S)
+            H *= -float(self.variance)
+            G = H[:, :, None] * U
+            G /= self._ls()
+        return G
 
     def _gradient(self, X: np.ndarray) -> np.ndarray:
-        Z = self._scaled(X)
-        S = map_sq_dist(Z, Z)
+        S = self._sq(X)
         v = float(self.variance)
         parts = []
         free = {hp.name for hp in self.free_hyperparameters}
         K0 = self._f(S.copy())
         if "lengthscale" in free:
-            G = v * self._g(S.copy())
+            GS = v * self._gs(S.copy())
             if self.anisotropic:
-                diff2 = (Z[:, None, :] - Z[None, :, :]) ** 2
-                parts.append(G[:, :, None] * diff2)
+                # dK/d log l_k = variance * (s g) * Delta_k^2 / s
+                D, S2 = self._differences(X, X)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    D *= D
+                    D /= S2[:, :, None]
+                D[~np.isfinite(D)] = 0.0  # 0/0 at coincident points; s g = 0 at S = inf
+                parts.append(GS[:, :, None] * D)
             else:
-                parts.append((G * S)[:, :, None])
+                parts.append(GS[:, :, None])
         if "variance" in free:
             parts.append((v * K0)[:, :, None])
         parts += [dK[:, :, None] for dK in self._extra_gradients(S, K0)]
@@ -220,6 +326,10 @@ class RBF(Stationary):
 
     def _g(self, s: np.ndarray) -> np.ndarray:
         return self._f(s)
+
+    def _h(self, s: np.ndarray) -> np.ndarray:
+        s = _clip(s)
+        return np.sqrt(s) * np.exp(-0.5 * s)
 
 
 class Matern(Stationary):
@@ -265,6 +375,10 @@ class Matern(Stationary):
     def _g_is_f(self) -> bool:  # type: ignore[override]
         return self._form() == "inf"
 
+    @property
+    def _rough(self) -> bool:  # type: ignore[override]
+        return float(self.nu) <= 1.0
+
     def _form(self) -> str:
         nu = float(self.nu)
         for name, val in (("half", 0.5), ("three_halves", 1.5), ("five_halves", 2.5)):
@@ -277,17 +391,19 @@ class Matern(Stationary):
         if form == "inf":
             s *= -0.5
             return np.exp(s, out=s)
-        r = np.sqrt(s, out=s)
         if form == "half":
+            r = np.sqrt(s, out=s)
             r *= -1.0
             return np.exp(r, out=r)
         if form == "three_halves":
+            r = np.sqrt(_clip(s), out=s)
             r *= math.sqrt(3.0)
             e = np.exp(-r)
             r += 1.0
             r *= e
             return r
         if form == "five_halves":
+            r = np.sqrt(_clip(s), out=s)
             r *= math.sqrt(5.0)
             e = np.exp(-r)
             out = r * r
@@ -296,23 +412,34 @@ class Matern(Stationary):
             out += 1.0
             out *= e
             return out
-        return self._bessel(r, self.nu, scale=1.0)
+        out = self._bessel(np.sqrt(s, out=s), self.nu, scale=1.0)
+        # for large nu the logs cancel to ~1e-12 near r = 0; the profile never exceeds 1
+        return np.minimum(out, 1.0, out=out)
 
-    def _bessel(self, r: np.ndarray, order: float, scale: float) -> np.ndarray:
-        """``scale * 2^(1-nu)/Gamma(nu) * z^order * K_order(z)``, z = sqrt(2 nu) r, in logs."""
+    def _bessel(
+        self, r: np.ndarray, order: float, scale: float, power: float | None = None
+    ) -> np.ndarray:
+        """``scale * 2^(1-nu)/Gamma(nu) * z^power * K_order(z)``, ``z = sqrt(2 nu) r``, in
+        logs (``power`` defaults to ``order``), with its limits at ``z = 0`` and ``inf``."""
         nu = float(self.nu)
+        p = order if power is None else power
         z = math.sqrt(2.0 * nu) * r
+        logc = (1.0 - nu) * math.log(2.0) - special.gammaln(nu) + math.log(scale)
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            logc = (1.0 - nu) * math.log(2.0) - special.gammaln(nu) + math.log(scale)
             logk = _log_kv(order, z)
-            out = np.exp(logc + order * np.log(z) + logk)
-        small = ~np.isfinite(out) | (z == 0)
-        if np.any(small):  # the z -> 0 limit
-            if order > 0:
-                lim = math.exp(logc + (order - 1) * math.log(2.0) + special.gammaln(order))
-            else:
-                lim = 0.0  # g is unbounded at 0 but multiplies (x_k - y_k)^2 = 0
-            out[small] = lim
+            out = np.exp(logc + p * np.log(z) + logk)
+        bad = ~np.isfinite(out) | (z == 0)
+        if np.any(bad):
+            # K_a(z) ~ 2^(a-1) Gamma(a) z^-a as z -> 0 (a = |order| > 0), and it decays
+            # like exp(-z) as z -> inf, where the value is 0
+            a = abs(order)
+            if order == nu and p == a:  # the profile itself: 1 at r = 0 by normalisation
+                lim0 = scale
+            elif a > 0 and p == a:
+                lim0 = math.exp(logc + (a - 1.0) * math.log(2.0) + special.gammaln(a))
+            else:  # 0 for p > a; unbounded for p < a, where it multiplies Delta = 0
+                lim0 = 0.0
+            out[bad] = np.where(z[bad] > 1.0, 0.0, lim0)
         return out
 
     def _g(self, s: np.ndarray) -> np.ndarray:
@@ -329,15 +456,33 @@ class Matern(Stationary):
         if form == "three_halves":
             return 3.0 * np.exp(-math.sqrt(3.0) * r)
         if form == "five_halves":
+            r = np.minimum(r, math.sqrt(_S_CLIP), out=r)
             r *= math.sqrt(5.0)
             out = np.exp(-r)
             r += 1.0
             out *= r
             out *= 5.0 / 3.0
             return out
-        # d/dz (z^nu K_nu(z)) = -z^nu K_{nu-1}(z)  =>  g = c * 2 nu * z^(nu-1) K_(nu-1)(z)
+        # d/dz (z^nu K_nu(z)) = -z^nu K_(nu-1)(z)  =>  g = c * 2 nu * z^(nu-1) K_(nu-1)(z)
         nu = float(self.nu)
         return self._bessel(r, nu - 1.0, scale=2.0 * nu)
+
+    def _h(self, s: np.ndarray) -> np.ndarray:
+        form = self._form()
+        if form == "half":
+            return np.exp(-np.sqrt(s))
+        if form == "bessel":  # r g = c sqrt(2 nu) z^nu K_(nu-1)(z)
+            nu = float(self.nu)
+            return self._bessel(np.sqrt(s), nu - 1.0, scale=math.sqrt(2.0 * nu), power=nu)
+        r = np.sqrt(_clip(s))
+        with np.errstate(over="ignore"):
+            return r * self._g(r * r)
+
+    def _gs(self, s: np.ndarray) -> np.ndarray:
+        if self._form() == "bessel":  # s g = c z^(nu+1) K_(nu-1)(z)
+            nu = float(self.nu)
+            return self._bessel(np.sqrt(s), nu - 1.0, scale=1.0, power=nu + 1.0)
+        return super()._gs(s)
 
 
 #: From this order on, K_order(z) can overflow float64 where the Matérn kernel is far from
@@ -352,7 +497,7 @@ def _log_kv(order: float, z: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         out = np.log(special.kve(order, z)) - z
     if order >= _DEBYE_MIN_ORDER:  # K_order overflows well away from z = 0
-        bad = ~np.isfinite(out) & (z > 0)
+        bad = ~np.isfinite(out) & (z > 0) & np.isfinite(z)
         out[bad] = _log_kv_debye(order, z[bad])
     return out
 
@@ -364,9 +509,9 @@ def _log_kv_debye(nu: float, z: np.ndarray) -> np.ndarray:
     """
     z = np.asarray(z, dtype=np.float64)
     t = z / nu
-    s = np.sqrt(1.0 + t * t)
-    p2 = 1.0 / (s * s)
-    p = np.sqrt(p2)
+    s = np.hypot(1.0, t)  # sqrt(1 + t^2) without overflow for huge z
+    p = 1.0 / s
+    p2 = p * p
     eta = s + np.log(t / (1.0 + s))
     u1 = p * (3.0 - 5.0 * p2) / 24.0
     u2 = p2 * (81.0 - 462.0 * p2 + 385.0 * p2**2) / 1152.0
@@ -413,7 +558,15 @@ class RationalQuadratic(Stationary):
     """Rational quadratic kernel ``variance * (1 + r^2 / (2 alpha))^(-alpha)``.
 
     A scale mixture of RBF kernels; tends to :class:`RBF` as ``alpha -> infinity``.
+
+    Notes
+    -----
+    Its tail decays only like ``r^(-2 alpha)``. Where ``r^2`` itself is beyond the float64
+    range (``r > 1.3e154``) the value is taken as its limit 0, which is within
+    ``exp(-709 alpha)`` of the true value (below 1e-30 for ``alpha >= 0.1``).
     """
+
+    _scalar_params = ("variance", "alpha")
 
     def __init__(
         self,
@@ -438,27 +591,32 @@ class RationalQuadratic(Stationary):
     def hyperparameters(self) -> list[Hyperparameter]:
         return [*super().hyperparameters, Hyperparameter("alpha", self.alpha_bounds)]
 
+    def _log1p_u(self, s: np.ndarray) -> np.ndarray:
+        """``log(1 + s / (2 alpha))`` in place; ``inf`` where ``s / (2 alpha)`` overflows."""
+        with np.errstate(over="ignore"):
+            s /= float(self.alpha)  # not s / (2 alpha): 2 alpha may overflow
+            s *= 0.5
+        return np.log1p(s, out=s)
+
     def _f(self, s: np.ndarray) -> np.ndarray:
-        a = float(self.alpha)
-        s /= 2.0 * a
-        np.log1p(s, out=s)
-        s *= -a
+        s = self._log1p_u(s)
+        s *= -float(self.alpha)
         return np.exp(s, out=s)
 
     def _g(self, s: np.ndarray) -> np.ndarray:
-        a = float(self.alpha)
-        s /= 2.0 * a
-        np.log1p(s, out=s)
-        s *= -(a + 1.0)
+        s = self._log1p_u(s)
+        s *= -(float(self.alpha) + 1.0)
         return np.exp(s, out=s)
 
     def _extra_gradients(self, s: np.ndarray | None, K0: np.ndarray) -> list[np.ndarray]:
         if not self._extra_hyperparameters():  # alpha fixed
             return []
         assert s is not None  # squared distances are computed whenever alpha is free
-        # d log f / d log alpha = alpha * (u / (1 + u) - log(1 + u)),  u = s / (2 alpha)
+        # d log f / d log alpha = alpha * (u / (1 + u) - log(1 + u)),  u = s / (2 alpha);
+        # u is clipped to the float range, where K0 = 0 already
         a = float(self.alpha)
-        u = s / (2.0 * a)
+        with np.errstate(over="ignore"):
+            u = np.minimum(s / a * 0.5, np.finfo(np.float64).max)
         return [float(self.variance) * K0 * a * (u / (1.0 + u) - np.log1p(u))]
 
 
@@ -468,6 +626,13 @@ class Sinc(Stationary):
     Rowland (2018) eq. 7.21 uses it (d = 3) as the kernel where orthogonal random
     features can be worse than i.i.d. ones. Inputs with more than three features are
     rejected, since the kernel is not positive definite there.
+
+    Notes
+    -----
+    Where ``r^2`` is beyond the float64 range the value is its limit 0; the derivative in
+    the lengthscale, ``sin(r)/r - cos(r)``, oscillates without a limit, and there (as in
+    practice wherever ``r > 1e16``, where ``cos(r)`` carries no correct digit) it is 0,
+    its mean.
     """
 
     def _check_n_features(self, d: int) -> None:
@@ -478,17 +643,39 @@ class Sinc(Stationary):
             )
         super()._check_n_features(d)
 
-    def _f(self, s: np.ndarray) -> np.ndarray:
+    def _r(self, s: np.ndarray) -> np.ndarray:
+        # sin(r) / r and its derivatives are below 1e-150 (float32: 1e-18) beyond this r,
+        # whose square is still finite (and +inf, a distance beyond the range, has no sine)
         r = np.sqrt(s, out=s)
+        return np.minimum(r, 1e18 if r.dtype == np.float32 else 1e150, out=r)
+
+    def _f(self, s: np.ndarray) -> np.ndarray:
+        r = self._r(s)
         return np.sinc(r / np.pi)  # numpy's sinc is sin(pi x) / (pi x)
 
     def _g(self, s: np.ndarray) -> np.ndarray:
-        # -f'(r)/r = (sin r - r cos r) / r^3, with its Taylor series 1/3 - r^2/30 near 0
-        r = np.sqrt(s)
+        # -f'(r)/r = (sin(r)/r - cos r) / r^2, with its Taylor series 1/3 - r^2/30 near 0
+        r = self._r(s)
         out = np.empty_like(r)
         small = r < 1e-2
         rs = r[small] ** 2
         out[small] = 1.0 / 3.0 - rs / 30.0 + rs * rs / 840.0
         rb = r[~small]
-        out[~small] = (np.sin(rb) - rb * np.cos(rb)) / rb**3
+        out[~small] = (np.sin(rb) / rb - np.cos(rb)) / (rb * rb)
+        return out
+
+    def _h(self, s: np.ndarray) -> np.ndarray:
+        r = self._r(s)
+        out = np.empty_like(r)
+        small = r < 1e-2
+        rs = r[small]
+        out[small] = rs * (1.0 / 3.0 - rs * rs / 30.0)
+        rb = r[~small]
+        out[~small] = (np.sin(rb) / rb - np.cos(rb)) / rb
+        return out
+
+    def _gs(self, s: np.ndarray) -> np.ndarray:
+        big = s > 1e32  # r > 1e16: cos(r) has no correct digit left
+        out = super()._gs(s)
+        out[big] = 0.0
         return out

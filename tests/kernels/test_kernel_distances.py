@@ -142,11 +142,11 @@ def test_symmetric_case_computes_upper_tiles_only(monkeypatch) -> None:
 def test_kernels_unchanged_by_blocking(monkeypatch) -> None:
     rng = np.random.default_rng(3)
     X = rng.standard_normal((57, 3))
-    ref = {k: k(X) for k in (RBF([0.5, 1.0, 2.0]), Matern(1.2, nu=0.7))}
+    ref = [(k, k(X)) for k in (RBF([0.5, 1.0, 2.0]), Matern(1.2, nu=0.7))]  # unhashable
     monkeypatch.setattr(_blocks, "_TILE", 6)
     monkeypatch.setattr(_blocks, "_THREAD_MIN_ELEMENTS", 1)
     monkeypatch.setattr(_blocks, "_n_workers", lambda: 4)
-    for k, K in ref.items():
+    for k, K in ref:
         np.testing.assert_allclose(k(X), K, rtol=1e-13, atol=1e-15)
 
 
@@ -181,7 +181,7 @@ def test_median_heuristic_subsampling_is_reproducible() -> None:
 def test_median_heuristic_errors() -> None:
     with pytest.raises(ValueError, match="at least two rows"):
         median_heuristic(np.zeros((1, 3)))
-    with pytest.raises(ValueError, match="identical"):
+    with pytest.raises(ValueError, match=r"only 1 distinct rows among the 4 rows of X"):
         median_heuristic(np.ones((4, 2)))
     with pytest.raises(ValueError, match="max_samples must be >= 2"):
         median_heuristic(np.eye(3), max_samples=1)
@@ -189,3 +189,45 @@ def test_median_heuristic_errors() -> None:
         median_heuristic(np.eye(3), max_samples=2.5)
     with pytest.raises(ValueError, match="X contains NaN"):
         median_heuristic(np.array([[0.0], [np.nan]]))
+
+
+# --------------------------------------------------------------------------- far-flung inputs
+def test_map_sq_dist_overflow_is_inf_never_nan(block_mode) -> None:
+    """Rows near 1e200: |x|^2 overflowed in the expansion (inf - inf = NaN). Squared
+    distances beyond the float range are now +inf exactly, the rest exact."""
+    X = np.array([[1e200, 0.0], [1e200, 1.0], [-1e200, 0.0], [0.0, 0.0], [3.0, 4.0]])
+    D = _blocks.map_sq_dist(X, X)
+    assert not np.any(np.isnan(D))
+    assert D[0, 1] == 1.0 and D[3, 4] == 25.0 and np.all(np.diag(D) == 0.0)
+    assert np.isinf(D[0, 2]) and np.isinf(D[0, 3]) and np.isinf(D[2, 4])
+    np.testing.assert_array_equal(D, D.T)
+    np.testing.assert_array_equal(_blocks.map_sq_dist(X[:2], X[3:]), D[:2, 3:])
+
+
+@pytest.mark.parametrize("offset", [0.0, 1e8])
+def test_map_sq_dist_switches_to_differences_where_the_expansion_loses_digits(offset) -> None:
+    """Data spread over 1e6 (scaled) units: the expansion's round-off eps * 1e12 ~ 1e-4 would
+    swamp the distance 1e-3 of a close pair; differences keep it exact."""
+    rng = np.random.default_rng(0)
+    X = offset + 1e6 * rng.standard_normal((30, 2))
+    X[1] = X[0] + [1e-3, 0.0]
+    assert _blocks.expansion(X, X) is None
+    D = _blocks.map_sq_dist(X, X)
+    np.testing.assert_allclose(D, cdist(X, X, "sqeuclidean"), rtol=1e-13, atol=0)
+    np.testing.assert_allclose(D[0, 1], (X[1, 0] - X[0, 0]) ** 2, rtol=1e-12)
+    # per-feature scales, including ones whose reciprocal overflows
+    s = np.array([1e-300, 1e300])
+    Ds = _blocks.map_sq_dist(X[:5], X[:5], scale=s)
+    assert np.all(np.isinf(Ds[~np.eye(5, dtype=bool)])) and np.all(np.diag(Ds) == 0.0)
+
+
+def test_exact_near_recomputes_entries_within_round_off() -> None:
+    rng = np.random.default_rng(1)
+    X = 1e3 + rng.standard_normal((20, 3))
+    X[1] = X[0] + 1e-9
+    X[2] = X[0]
+    D = _blocks.map_sq_dist(X, X, exact_near=True)
+    assert D[0, 2] == 0.0
+    # ~3e-18, where the expansion's round-off is ~1e-13 (the shift costs ~eps / 1e-9)
+    np.testing.assert_allclose(D[0, 1], ((X[1] - X[0]) ** 2).sum(), rtol=1e-5)
+    np.testing.assert_allclose(D, cdist(X, X, "sqeuclidean"), rtol=1e-9, atol=1e-12)

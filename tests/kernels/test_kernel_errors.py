@@ -210,3 +210,115 @@ def test_theta_of_the_wrong_length(k) -> None:
         k.with_theta(np.zeros(max(k.n_dims - 1, 0)))
     with pytest.raises(ValueError, match="theta must be finite"):
         k.theta = np.full(k.n_dims, np.nan)
+
+
+# --------------------------------------------------------------------------- Constant, White
+@pytest.mark.parametrize("k", [Constant(2.0), White(0.5)], ids=repr)
+def test_constant_and_white_check_numeric_input(k) -> None:
+    """They accepted NaN, a bare string and ragged nested lists (issue 11, §6). The rule:
+    numbers must be finite and rectangular, as for any vector kernel; a list whose items are
+    not all numbers is a list of objects (sets, graphs, ...) and stays accepted."""
+    bad = X.copy()
+    bad[1, 2] = np.nan
+    for call in (lambda: k(bad), lambda: k(X, bad), lambda: k.diag(bad)):
+        with pytest.raises(ValueError, match=r"(X|Y) contains NaN or infinity"):
+            call()
+    with pytest.raises(ValueError, match="X contains NaN"):
+        k([1.0, np.inf])
+    with pytest.raises(ValueError, match="X contains NaN"):
+        k([[1.0, 2.0], [3.0, float("nan")]])
+    for s in ("abc", b"abc"):
+        with pytest.raises(TypeError, match="X must be an array of numbers or a list of objects"):
+            k(s)
+    with pytest.raises(TypeError, match="Y must be an array of numbers or a list of objects"):
+        k(X, "abc")
+    with pytest.raises(
+        ValueError, match=r"X is a ragged nested list of numbers \(rows of lengths 1, 2\)"
+    ):
+        k([[1.0, 2.0], [3.0]])
+    with pytest.raises(ValueError, match="ragged"):
+        k([[1.0, 2.0], 3.0])
+    with pytest.raises(ValueError, match="X is empty"):
+        k([])
+    with pytest.raises(TypeError, match="got int"):
+        k(5)
+    # still accepted: vectors, lists of numbers and lists of any objects
+    assert k(X).shape == (5, 5)
+    assert k([1.0, 2.0, 3.0]).shape == (3, 3)
+    assert k([[1, 2], [3, 4]]).shape == (2, 2)
+    assert k([{1, 2}, {3}, "abc", None, [1, [2]]]).shape == (5, 5)
+    assert k(np.array([{1}, {2}], dtype=object)).shape == (2, 2)
+
+
+def test_constant_next_to_a_kernel_on_objects_takes_its_inputs() -> None:
+    """Inside a sum with a kernel on sets, lists of lists are sets, not ragged vectors: a
+    Constant or White takes whatever the kernels beside it take."""
+    from kernelkit.kernels import Intersection
+
+    sets = [[1, 2], [3]]
+    K = (Intersection() + Constant(1.0) + White(0.5))(sets)
+    np.testing.assert_array_equal(K, [[5.5, 2.0], [2.0, 3.5]])
+    with pytest.raises(ValueError, match="ragged"):
+        (Constant(1.0) + White(0.5))(sets)  # no kernel on objects here
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda v: Constant(v), "value"),
+        (lambda v: White(v), "noise_level"),
+        (lambda v: RBF(variance=v), "variance"),
+        (lambda v: RBF(lengthscale=v), "lengthscale"),
+        (lambda v: RationalQuadratic(alpha=v), "alpha"),
+        (lambda v: Polynomial(gamma=v), "gamma"),
+    ],
+)
+def test_hyperparameters_given_as_strings_are_refused(make, name) -> None:
+    """``Constant("1.5")`` was accepted (NumPy parses the string)."""
+    for v in ("1.5", b"2", np.array(["1.0"]), ["1.0", 2.0]):
+        with pytest.raises(TypeError, match=f"{name} must be a number"):
+            make(v)
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda v: Constant(v), "value"),
+        (lambda v: White(v), "noise_level"),
+        (lambda v: RBF(variance=v), "variance"),
+        (lambda v: Linear(v), "variance"),
+        (lambda v: RationalQuadratic(alpha=v), "alpha"),
+        (lambda v: Polynomial(gamma=v), "gamma"),
+    ],
+)
+def test_scalar_hyperparameters_must_be_scalars(make, name) -> None:
+    """``Constant([1.0, 2.0])`` was accepted and failed later inside ``float()``."""
+    with pytest.raises(ValueError, match=f"{name} must be a scalar, got an array of shape"):
+        make([1.0, 2.0])
+
+
+def test_constant_white_nan_parameters_and_bounds() -> None:
+    for make, name in ((Constant, "value"), (White, "noise_level")):
+        with pytest.raises(ValueError, match=f"{name} must be finite"):
+            make(np.nan)
+        with pytest.raises(TypeError, match=f"{name} must be a number, got bool"):
+            make(True)
+        with pytest.raises(ValueError, match=f"{name}_bounds must be 'fixed' or a pair"):
+            make(1.0, **{f"{name}_bounds": "fix"})
+        with pytest.raises(ValueError, match=f"{name}_bounds must satisfy 0 < low <= high"):
+            make(1.0, **{f"{name}_bounds": (1.0, np.nan)})
+
+
+def test_polynomial_coef0_type() -> None:
+    with pytest.raises(TypeError, match="coef0 must be a number, got str"):
+        Polynomial(coef0="1")
+
+
+@pytest.mark.parametrize("t", [800.0, -800.0])
+def test_theta_beyond_the_float_range(t) -> None:
+    """``exp(800)`` was an infinite variance (and ``exp(-800)`` a zero lengthscale)."""
+    k = RBF()
+    with pytest.raises(ValueError, match=r"puts lengthscale = exp\(theta\) outside the float64"):
+        k.theta = np.array([t, 0.0])
+    with pytest.raises(ValueError, match=r"puts variance = exp\(theta\) outside the float64"):
+        (Linear() + RBF()).theta = np.array([t, 0.0, 0.0])

@@ -49,10 +49,10 @@ def test_intersection_accepts_iterables_and_ignores_duplicates() -> None:
 
 def test_intersection_errors() -> None:
     k = Intersection()
-    with pytest.raises(TypeError, match=r"X\[1\] must be a set"):
-        k([{1}, "abc"])
-    with pytest.raises(TypeError, match=r"Y\[0\] must be a set"):
+    with pytest.raises(TypeError, match=r"Y\[0\] must be a set \(or another iterable\).*int"):
         k([{1}], [3])
+    with pytest.raises(TypeError, match=r"X\[1\] must be a set.*got float"):
+        k.diag([{1}, 2.5])
     with pytest.raises(ValueError, match="X is empty"):
         k([])
     with pytest.raises(TypeError, match="X must be a list of objects"):
@@ -62,6 +62,22 @@ def test_intersection_errors() -> None:
         k([big, big])
     with pytest.raises(ValueError, match="overflows"):
         k.diag([big])
+
+
+def test_intersection_rejects_strings_and_says_how_to_pass_one() -> None:
+    """A string is iterable, so "must be a set (or iterable)" was no help: say that strings
+    are refused (they would be split into characters) and how to pass a set of one string."""
+    k = Intersection()
+    for call in (lambda: k([{1}, "abc"]), lambda: k.diag([{1}, "abc"]), lambda: k([{1}], ["abc"])):
+        with pytest.raises(TypeError, match=r"\[\d\] is a string \('abc'\); strings are not "):
+            call()
+    with pytest.raises(TypeError, match=r"pass \{'abc'\} for the set of one string"):
+        k(["abc"])
+    with pytest.raises(TypeError, match=r"X\[0\] is a string \(b'ab'\)"):
+        k([b"ab"])
+    # what the message advises works
+    np.testing.assert_array_equal(k([{"abc"}, {"abc", "d"}]), [[2.0, 2.0], [2.0, 4.0]])
+    np.testing.assert_array_equal(k([set("abc")]), [[8.0]])
 
 
 # --------------------------------------------------------------------------- Precomputed
