@@ -27,7 +27,6 @@ __all__ = [
     "check_noise_bounds",
     "check_nonnegative_number",
     "check_random_state",
-    "check_target",
     "validate_X",
     "validate_X_y",
 ]
@@ -115,14 +114,6 @@ def _numbers_from_objects(arr: np.ndarray, name: str) -> np.ndarray:
                 f"{name} must be an array of numbers, got an element of type {type(x).__name__}"
             )
     return arr.astype(np.float64)
-
-
-def check_target(y: Any, n_samples: int, name: str = "y") -> np.ndarray:
-    """Return a finite float64 1-D target of length ``n_samples`` or raise a clear error."""
-    arr = check_array(y, name, ndim=1, dtype=np.float64)
-    if arr.shape[0] != n_samples:
-        raise ValueError(f"{name} has length {arr.shape[0]}, but X has {n_samples} samples")
-    return arr
 
 
 def check_positive(value: Any, name: str, *, strict: bool = True) -> Any:
