@@ -114,10 +114,8 @@ def validate_targets(
         input_name="y",
         estimator=estimator,
     )
-    if y.ndim == 2 and not multi_output:
+    if y.ndim == 2 and not multi_output:  # check_array has refused 0-d and 3-d targets
         y = column_or_1d(y, warn=True)
-    if y.ndim not in (1, 2):
-        raise ValueError(f"y must be 1-D or 2-D (n_samples, n_targets), got shape {y.shape}")
     if numeric:
         y = y.astype(np.float64, copy=False)
     if y.shape[0] != n_samples:
@@ -144,11 +142,9 @@ def validate_test_input(estimator: Any, X: Any, kernel: Kernel | str, n_train: i
 
 def check_prior_input(X: Any, kernel: Kernel) -> Any:
     """Inputs of a GP's prior (before ``fit``): checked without touching the estimator."""
-    return (
-        check_array(X, "X", dtype=np.float64)
-        if kernel.requires_vector_input
-        else (check_objects(X))
-    )
+    if kernel.requires_vector_input:
+        return check_array(X, "X", dtype=np.float64)
+    return check_objects(X)
 
 
 def check_objects(X: Any, name: str = "X") -> Any:
