@@ -259,6 +259,10 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         Names of the entries of ``theta_``.
     X_train_ : array or list
         Training inputs.
+    n_features_in_ : int
+        Number of input features, for kernels on vectors.
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a DataFrame with string column names.
     y_train_ : ndarray
         Training targets, as given.
     y_train_mean_, y_train_std_ : float
@@ -391,6 +395,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         fit_noise = self._fit_noise
         theta0 = kernel.theta
         bounds = kernel.bounds
+        names = kernel.theta_names + (["noise"] if fit_noise else [])
         if fit_noise:
             theta0 = np.append(theta0, math.log(float(self.noise)))
             bounds = np.vstack([bounds, np.log(np.asarray(self.noise_bounds, dtype=float))])
@@ -403,7 +408,6 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             theta = result.x
             k_theta, noise = self._split(theta, kernel, None if fit_noise else float(self.noise))
             kernel.theta = k_theta
-            names = kernel.theta_names + (["noise"] if fit_noise else [])
             _warn_at_bounds(theta, bounds, names)
         else:  # the given hyperparameters, exactly (no round trip through logarithms)
             theta, noise = theta0, float(self.noise)
@@ -418,7 +422,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         self.kernel_ = kernel
         self.noise_ = noise
         self.theta_ = np.asarray(theta, dtype=float).copy()
-        self.theta_names_ = kernel.theta_names + (["noise"] if fit_noise else [])
+        self.theta_names_ = names
         self._noise_in_theta = fit_noise
         self.X_train_ = X
         self.y_train_ = y
