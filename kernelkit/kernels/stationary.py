@@ -26,6 +26,7 @@ import numpy as np
 from scipy import special
 
 from kernelkit.kernels._blocks import (
+    Expansion,
     ard_sums,
     direct_ard_sums,
     expansion,
@@ -179,14 +180,18 @@ class Stationary(Kernel):
         return self._gram_and_gradient(X)[1](W)
 
     def _ard_sums(
-        self, X: np.ndarray, K0: np.ndarray, S: np.ndarray | None, W: np.ndarray
+        self,
+        X: np.ndarray,
+        K0: np.ndarray,
+        S: np.ndarray | None,
+        W: np.ndarray,
+        ex: Expansion | None,
     ) -> np.ndarray:
-        """``sum_ij W_ij g_ij Delta_ijk^2`` for each feature ``k``."""
-        ls = self._ls()
-        ex = expansion(X, X, ls)
+        """``sum_ij W_ij g_ij Delta_ijk^2`` for each feature ``k``; ``ex`` is
+        ``expansion(X, X, lengthscale)``."""
         if ex is None:  # far-flung or overflowing inputs: from differences
             assert S is not None
-            return direct_ard_sums(X, ls, W * self._gs(S.copy()), S)
+            return direct_ard_sums(X, self._ls(), W * self._gs(S.copy()), S)
         if S is None:  # only when g == f and the profile is smooth
             return ard_sums(ex, K0 * W)
         G = K0 if self._g_is_f else self._g(S.copy())
@@ -215,16 +220,13 @@ class Stationary(Kernel):
         v = float(self.variance)
         K = K0 * v
         free = {hp.name for hp in self.free_hyperparameters}
+        ard = "lengthscale" in free and self.anisotropic
+        ex = expansion(X, X, ls) if ard else None  # once, for every contraction
         # the squared distances themselves are needed only for a free lengthscale (unless
         # g == f, it is ARD and the expansion applies) and for free shape parameters
         needs_s = bool(self._extra_hyperparameters()) or (
             "lengthscale" in free
-            and not (
-                self._g_is_f
-                and self.anisotropic
-                and not self._rough
-                and expansion(X, X, ls) is not None
-            )
+            and not (ard and self._g_is_f and not self._rough and ex is not None)
         )
         S = self._sq(X) if needs_s else None
         cache: dict[str, np.ndarray] = {}
@@ -233,7 +235,7 @@ class Stationary(Kernel):
             out: dict[str, np.ndarray] = {}
             if "lengthscale" in free:
                 if self.anisotropic:
-                    out["lengthscale"] = v * self._ard_sums(X, K0, S, W)
+                    out["lengthscale"] = v * self._ard_sums(X, K0, S, W, ex)
                 else:
                     if "gs" not in cache:
                         assert S is not None
