@@ -20,6 +20,7 @@ from sklearn.utils.validation import validate_data
 __all__ = [
     "check_array",
     "check_bool",
+    "check_fraction",
     "check_positive",
     "check_positive_scalar",
     "check_in",
@@ -148,6 +149,15 @@ def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)
+
+
+def check_fraction(value: Any, name: str) -> float:
+    """Check that ``value`` is a real number (not a bool) strictly between 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number in (0, 1), got {type(value).__name__}")
+    if not 0.0 < float(value) < 1.0:
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return float(value)
 
 
 def check_nonnegative_number(value: Any, name: str) -> float:

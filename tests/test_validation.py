@@ -9,6 +9,7 @@ import scipy.sparse
 from kernelkit._validation import (
     check_array,
     check_bool,
+    check_fraction,
     check_noise_bounds,
     check_nonnegative_number,
     check_positive_scalar,
@@ -145,3 +146,28 @@ def test_check_random_state_accepts_the_ends_of_the_range(seed) -> None:
 def test_check_random_state_rejects_other_types(seed) -> None:
     with pytest.raises(TypeError, match="random_state must be None, an int or a numpy"):
         check_random_state(seed)
+
+
+# ---------------------------------------------------------------------- check_fraction
+
+
+@pytest.mark.parametrize("value", [0.5, 1e-300, np.float32(0.25), 1 - 1e-16])
+def test_check_fraction_returns_a_float(value) -> None:
+    out = check_fraction(value, "eps")
+    assert type(out) is float and out == float(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (0, ValueError, r"eps must be in \(0, 1\), got 0"),
+        (1.0, ValueError, r"eps must be in \(0, 1\), got 1.0"),
+        (np.nan, ValueError, r"eps must be in \(0, 1\)"),
+        ("0.5", TypeError, r"eps must be a number in \(0, 1\), got str"),
+        (True, TypeError, r"eps must be a number in \(0, 1\), got bool"),
+        (None, TypeError, r"eps must be a number in \(0, 1\), got NoneType"),
+    ],
+)
+def test_check_fraction_names_the_argument(value, error, message) -> None:
+    with pytest.raises(error, match=message):
+        check_fraction(value, "eps")

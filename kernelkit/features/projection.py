@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from kernelkit._validation import (
+    check_fraction,
     check_in,
     check_int,
     check_random_state,
@@ -56,7 +57,7 @@ def jl_min_dim(n_samples: int, eps: float) -> int:
     5920
     """
     n = check_int(n_samples, "n_samples", minimum=1)
-    eps = _check_eps(eps)
+    eps = check_fraction(eps, "eps")
     bound = 8.0 * math.log(n) / eps / eps  # not / eps**2: that underflows to 0 first
     if not math.isfinite(bound):
         log10 = math.log10(8.0 * math.log(n)) - 2.0 * math.log10(eps)
@@ -86,17 +87,9 @@ def jl_failure_bound(n_samples: int, n_components: int, eps: float) -> float:
     """
     n = check_int(n_samples, "n_samples", minimum=1)
     m = check_int(n_components, "n_components", minimum=1)
-    eps = _check_eps(eps)
+    eps = check_fraction(eps, "eps")
     tail = stats.chi2.sf(m * (1.0 + eps), m) + stats.chi2.cdf(m * (1.0 - eps), m)
     return float(min(1.0, n * (n - 1) / 2 * tail))
-
-
-def _check_eps(eps: Any) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating)):
-        raise TypeError(f"eps must be a number in (0, 1), got {eps!r}")
-    if not 0.0 < float(eps) < 1.0:
-        raise ValueError(f"eps must be in (0, 1), got {eps!r}")
-    return float(eps)
 
 
 class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -201,7 +194,7 @@ class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
             check_in(self.n_components, "n_components", ("auto",))
         else:
             check_int(self.n_components, "n_components", minimum=1)
-        eps = _check_eps(self.eps)
+        eps = check_fraction(self.eps, "eps")
         check_in(self.kind, "kind", KINDS)
         check_int(self.n_blocks, "n_blocks", minimum=1)
         check_in(self.subsampling, "subsampling", SUBSAMPLING)

@@ -17,7 +17,6 @@ smaller ``h`` sums a prefix of the per-iteration Gram blocks.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +27,7 @@ from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
 from kernelkit._progress import progress
 from kernelkit._validation import (
     check_bool,
+    check_fraction,
     check_in,
     check_int,
     check_positive_scalar,
@@ -313,7 +313,7 @@ def cross_validate_graphs(
             raise ValueError(f"grams[{h!r}] contains NaN or infinity")
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     inner_folds = check_int(inner_folds, "inner_folds", minimum=1)
-    validation_size = _check_fraction(validation_size, "validation_size")
+    validation_size = check_fraction(validation_size, "validation_size")
     C_values = _check_C_values(C_values)
     show_progress = check_bool(show_progress, "show_progress")
     _check_outer_folds(y, n_folds)
@@ -338,15 +338,6 @@ def cross_validate_graphs(
         accuracies.append(_accuracies(grams[best["h"]], y, train, test, [best["C"]])[0])
         chosen.append({k: best[k] for k in ("h", "C", "validation_accuracy")})
     return GraphCVResult(np.array(accuracies), chosen, folds)
-
-
-def _check_fraction(value: Any, name: str) -> float:
-    """A real number strictly between 0 and 1."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number in (0, 1), got {type(value).__name__}")
-    if not 0 < float(value) < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-    return float(value)
 
 
 def _check_C_values(C_values: Any) -> tuple[float, ...]:
