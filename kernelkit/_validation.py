@@ -20,11 +20,13 @@ from sklearn.utils.validation import validate_data
 __all__ = [
     "check_array",
     "check_bool",
+    "check_bounds",
     "check_fraction",
     "check_positive",
     "check_positive_scalar",
     "check_in",
     "check_int",
+    "check_n_jobs",
     "check_noise_bounds",
     "check_nonnegative_number",
     "check_random_state",
@@ -291,3 +293,68 @@ def _is_numeric(X: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+def check_n_jobs(n_jobs: Any) -> int | None:
+    """``n_jobs`` as scikit-learn reads it: ``None``, ``-1`` (all CPUs) or a positive int."""
+    if n_jobs is None:
+        return None
+    n_jobs = check_int(n_jobs, "n_jobs")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs}")
+    return n_jobs
+
+
+def check_bounds(bounds: Any, n_dims: int | None = None) -> np.ndarray:
+    """``bounds`` as a float array of shape ``(d, 2)``, finite, ``low < high``, or a clear error.
+
+    Parameters
+    ----------
+    bounds : array-like of shape (d, 2)
+        One ``(low, high)`` pair per dimension.
+    n_dims : int, optional
+        The number of pairs required (the dimension of the objective's points).
+
+    Returns
+    -------
+    ndarray of shape (d, 2)
+
+    Examples
+    --------
+    >>> from kernelkit._validation import check_bounds
+    >>> check_bounds([(0, 1), (-5, 5)]).shape
+    (2, 2)
+    """
+    if isinstance(bounds, (str, bytes)) or bounds is None:
+        raise TypeError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}")
+    try:
+        arr = np.asarray(bounds, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"bounds must be a sequence of (low, high) pairs of numbers, got {bounds!r}"
+        ) from None
+    if arr.ndim == 1 and arr.shape[0] == 2:
+        raise ValueError(
+            f"bounds must have shape (d, 2), one (low, high) pair per dimension, got shape "
+            f"{arr.shape}; for one dimension write [({arr[0]:g}, {arr[1]:g})]"
+        )
+    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
+        raise ValueError(
+            f"bounds must have shape (d, 2), one (low, high) pair per dimension, got shape "
+            f"{arr.shape}"
+        )
+    if not np.isfinite(arr).all():
+        raise ValueError("bounds must be finite")
+    bad = np.flatnonzero(arr[:, 0] >= arr[:, 1])
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"bounds must have low < high in every dimension; dimension {i} has "
+            f"low={arr[i, 0]:g} >= high={arr[i, 1]:g}"
+        )
+    if n_dims is not None and arr.shape[0] != n_dims:
+        raise ValueError(
+            f"bounds has {arr.shape[0]} (low, high) pairs, but the objective takes "
+            f"{n_dims}-dimensional points"
+        )
+    return arr

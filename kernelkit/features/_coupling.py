@@ -4,12 +4,11 @@ matrices, and streaming ``x -> W x`` in cache-sized blocks for the feature maps.
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 
 from kernelkit._memory import check_memory
-from kernelkit._validation import check_in, check_int
+from kernelkit._validation import check_in
 from kernelkit.features._structured import Consumer, HadamardRademacher
 from kernelkit.features.fwht import (
     next_power_of_two,
@@ -19,7 +18,7 @@ from kernelkit.features.fwht import (
 )
 from kernelkit.features.matrices import gaussian_matrix, haar_rows, hadamard_rademacher
 
-__all__ = ["COUPLINGS", "Directions", "check_n_jobs"]
+__all__ = ["COUPLINGS", "Directions"]
 
 COUPLINGS = ("iid", "orthogonal", "hadamard")
 #: Below this padded dimension Hadamard directions are strongly biased (kernel errors of
@@ -44,15 +43,6 @@ def directions_nbytes(coupling: str, m: int, d: int, n_blocks: int) -> int:
     else:  # float64 W; the orthogonal rows go through a batched QR (about 4 copies)
         params = 8 * m * d * (4 if coupling == "orthogonal" else 1)
     return params + _ROW_SCALE_BYTES * m
-
-
-def check_n_jobs(n_jobs: Any) -> int | None:
-    if n_jobs is None:
-        return None
-    n_jobs = check_int(n_jobs, "n_jobs")
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be None, -1 or a positive integer, got {n_jobs}")
-    return n_jobs
 
 
 class Directions:

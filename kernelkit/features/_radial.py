@@ -26,11 +26,10 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
+from kernelkit._special import DEBYE_MIN_ORDER, log_kv
 from kernelkit._validation import check_random_state
 from kernelkit.kernels import RBF, Matern, Sinc
 from kernelkit.kernels.base import Kernel
-from kernelkit.kernels.stationary import _DEBYE_MIN_ORDER
-from kernelkit.kernels.stationary import _log_kv as _stationary_log_kv
 
 __all__ = ["RadialSpec", "resolve_kernel", "PointMass"]
 
@@ -155,8 +154,8 @@ def _log_kv(order: float, u: np.ndarray) -> np.ndarray:
     """``log K_order(u)`` for ``u > 0`` through ``kve``, and the Debye expansion where ``kve``
     overflows for orders ``>= 50``; NaN where neither applies (tiny ``u``, small order)."""
     order = abs(order)
-    out = _stationary_log_kv(order, u)
-    if order < _DEBYE_MIN_ORDER:
+    out = log_kv(order, u)
+    if order < DEBYE_MIN_ORDER:
         out[~np.isfinite(out)] = np.nan
     return out
 

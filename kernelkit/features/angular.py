@@ -10,8 +10,8 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted
 
 from kernelkit._memory import empty_output
-from kernelkit._validation import check_in, check_int, check_random_state, validate_X
-from kernelkit.features._coupling import COUPLINGS, Directions, check_n_jobs
+from kernelkit._validation import check_in, check_int, check_n_jobs, check_random_state, validate_X
+from kernelkit.features._coupling import COUPLINGS, Directions
 
 __all__ = ["AngularFeatures"]
 

@@ -15,6 +15,7 @@ from kernelkit._memory import empty_output
 from kernelkit._validation import (
     check_in,
     check_int,
+    check_n_jobs,
     check_positive,
     check_positive_scalar,
     check_random_state,
@@ -23,7 +24,6 @@ from kernelkit._validation import (
 from kernelkit.features._coupling import (
     COUPLINGS,
     Directions,
-    check_n_jobs,
 )
 from kernelkit.features._structured import chi_norms
 from kernelkit.features._trig import sincos

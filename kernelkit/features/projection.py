@@ -16,10 +16,10 @@ from kernelkit._validation import (
     check_fraction,
     check_in,
     check_int,
+    check_n_jobs,
     check_random_state,
     validate_X,
 )
-from kernelkit.features._coupling import check_n_jobs
 from kernelkit.features.fwht import next_power_of_two
 from kernelkit.features.matrices import (
     KINDS,

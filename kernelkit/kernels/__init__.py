@@ -11,11 +11,13 @@ compare equal when their parameters are, and their values are finite for finite 
 
 from kernelkit.kernels.base import Hyperparameter, Kernel, compose, exp, poly
 from kernelkit.kernels.heuristics import median_heuristic
+from kernelkit.kernels.names import KERNEL_NAMES, resolve_kernel
 from kernelkit.kernels.sets import Intersection, Precomputed
 from kernelkit.kernels.simple import Angular, Constant, Linear, Polynomial, White
 from kernelkit.kernels.stationary import RBF, Laplace, Matern, RationalQuadratic, Sinc, Stationary
 
 __all__ = [
+    "KERNEL_NAMES",
     "RBF",
     "Angular",
     "Constant",
@@ -35,4 +37,5 @@ __all__ = [
     "exp",
     "median_heuristic",
     "poly",
+    "resolve_kernel",
 ]

@@ -28,6 +28,7 @@ from threadpoolctl import threadpool_limits
 from kernelkit._progress import progress
 from kernelkit._validation import (
     check_bool,
+    check_bounds,
     check_in,
     check_int,
     check_noise_bounds,
@@ -44,7 +45,7 @@ from kernelkit.optimize.acquisition import (
     noisy_incumbent,
 )
 from kernelkit.optimize.schedules import Schedule, as_schedule
-from kernelkit.optimize.search import check_bounds, maximize_acquisition, sobol_points
+from kernelkit.optimize.search import maximize_acquisition, sobol_points
 from kernelkit.optimize.surrogate import default_kernel, fit_map, posterior
 
 __all__ = ["BayesianOptimizer", "OptimizationResult"]

@@ -20,68 +20,14 @@ import numpy as np
 import scipy.optimize
 from scipy.stats import qmc
 
-from kernelkit._validation import check_array, check_int, check_random_state
+from kernelkit._validation import check_array, check_bounds, check_int, check_random_state
 
-__all__ = ["check_bounds", "maximize_acquisition", "sobol_points"]
+__all__ = ["maximize_acquisition", "sobol_points"]
 
 #: Stand-in for ``-inf`` acquisition values inside L-BFGS-B, which needs finite numbers.
 _FLOOR = -1e300
 #: Most dimensions SciPy's Sobol direction numbers cover.
 _SOBOL_MAX_DIMS = 21201
-
-
-def check_bounds(bounds: Any, n_dims: int | None = None) -> np.ndarray:
-    """``bounds`` as a float array of shape ``(d, 2)``, finite, ``low < high``, or a clear error.
-
-    Parameters
-    ----------
-    bounds : array-like of shape (d, 2)
-        One ``(low, high)`` pair per dimension.
-    n_dims : int, optional
-        The number of pairs required (the dimension of the objective's points).
-
-    Returns
-    -------
-    ndarray of shape (d, 2)
-
-    Examples
-    --------
-    >>> check_bounds([(0, 1), (-5, 5)]).shape
-    (2, 2)
-    """
-    if isinstance(bounds, (str, bytes)) or bounds is None:
-        raise TypeError(f"bounds must be a sequence of (low, high) pairs, got {bounds!r}")
-    try:
-        arr = np.asarray(bounds, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"bounds must be a sequence of (low, high) pairs of numbers, got {bounds!r}"
-        ) from None
-    if arr.ndim == 1 and arr.shape[0] == 2:
-        raise ValueError(
-            f"bounds must have shape (d, 2), one (low, high) pair per dimension, got shape "
-            f"{arr.shape}; for one dimension write [({arr[0]:g}, {arr[1]:g})]"
-        )
-    if arr.ndim != 2 or arr.shape[1] != 2 or arr.shape[0] == 0:
-        raise ValueError(
-            f"bounds must have shape (d, 2), one (low, high) pair per dimension, got shape "
-            f"{arr.shape}"
-        )
-    if not np.isfinite(arr).all():
-        raise ValueError("bounds must be finite")
-    bad = np.flatnonzero(arr[:, 0] >= arr[:, 1])
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(
-            f"bounds must have low < high in every dimension; dimension {i} has "
-            f"low={arr[i, 0]:g} >= high={arr[i, 1]:g}"
-        )
-    if n_dims is not None and arr.shape[0] != n_dims:
-        raise ValueError(
-            f"bounds has {arr.shape[0]} (low, high) pairs, but the objective takes "
-            f"{n_dims}-dimensional points"
-        )
-    return arr
 
 
 def sobol_points(n: int, n_dims: int, random_state: Any = None) -> np.ndarray:
