@@ -28,21 +28,9 @@ from scipy import special, stats
 
 from kernelkit._special import DEBYE_MIN_ORDER, log_kv
 from kernelkit._validation import check_random_state
-from kernelkit.kernels import RBF, Matern, Sinc
-from kernelkit.kernels.base import Kernel
+from kernelkit.kernels import RBF, Matern, Sinc, resolve_kernel
 
-__all__ = ["RadialSpec", "resolve_kernel", "PointMass"]
-
-#: kernel names accepted in place of kernel objects (unit lengthscale and variance)
-KERNEL_NAMES = {
-    "rbf": ("gaussian", math.inf),
-    "gaussian": ("gaussian", math.inf),
-    "laplace": ("matern", 0.5),
-    "matern12": ("matern", 0.5),
-    "matern32": ("matern", 1.5),
-    "matern52": ("matern", 2.5),
-    "sinc": ("sinc", math.inf),
-}
+__all__ = ["PointMass", "RadialSpec", "radial_spec"]
 
 
 @dataclass(frozen=True)
@@ -103,22 +91,10 @@ class RadialSpec:
         return stats.uniform(0.0, scale)
 
 
-def resolve_kernel(kernel: Any, name: str = "kernel") -> RadialSpec:
-    """A :class:`RadialSpec` from a kernel object (RBF, Matern, Laplace, Sinc) or a name."""
-    if isinstance(kernel, str):
-        key = kernel.lower().replace("-", "").replace("_", "").replace("/", "")
-        if key not in KERNEL_NAMES:
-            opts = ", ".join(repr(k) for k in KERNEL_NAMES)
-            raise ValueError(f"{name} must be one of {opts} or a kernel object; got {kernel!r}")
-        family, nu = KERNEL_NAMES[key]
-        return RadialSpec(family, nu=nu)
-    if not isinstance(kernel, (RBF, Matern, Sinc)):
-        what = type(kernel).__name__
-        hint = " (composite kernels are not supported)" if isinstance(kernel, Kernel) else ""
-        raise TypeError(
-            f"{name} must be an isotropic RBF, Matern, Laplace or Sinc kernel, or one of "
-            f"{', '.join(repr(k) for k in KERNEL_NAMES)}; got {what}{hint}"
-        )
+def radial_spec(kernel: Any, name: str = "kernel") -> RadialSpec:
+    """A :class:`RadialSpec` from an isotropic RBF, Matern, Laplace or Sinc kernel, or its name
+    (resolved by :func:`kernelkit.kernels.resolve_kernel`)."""
+    kernel = resolve_kernel(kernel, name=name, types=(RBF, Matern, Sinc))
     if np.ndim(kernel.lengthscale) != 0:
         raise ValueError(
             f"{name} must be isotropic (a scalar lengthscale); got a lengthscale of shape "

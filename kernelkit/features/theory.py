@@ -48,7 +48,7 @@ from kernelkit.features._quadrature import (
     bessel_mean,
     orthogonal_pair_cos,
 )
-from kernelkit.features._radial import PointMass, RadialSpec, resolve_kernel
+from kernelkit.features._radial import PointMass, RadialSpec, radial_spec
 from kernelkit.features.fourier import FEATURES
 from kernelkit.features.fwht import fwht, next_power_of_two, pad_to_power_of_two
 from kernelkit.features.matrices import SUBSAMPLING
@@ -434,7 +434,7 @@ def fourier_norm_density(kernel: Any, d: int) -> Any:
 
 
 def _check_kernel_d(kernel: Any, d: int) -> tuple[RadialSpec, int]:
-    spec = resolve_kernel(kernel)
+    spec = radial_spec(kernel)
     d = check_int(d, "d", minimum=1)
     if spec.family == "sinc" and d > 3:
         raise ValueError(f"the sinc kernel is positive definite only for d <= 3; got d={d}")
@@ -479,7 +479,7 @@ def charm(kernel: Any, z: Any) -> Any:
     >>> round(charm("gaussian", 1.0), 6)  # 4 / e
     1.471518
     """
-    spec = resolve_kernel(kernel)
+    spec = radial_spec(kernel)
     r = _check_distance(z)
     return _out(spec.variance**2 * spec.charm(r))
 
@@ -515,7 +515,7 @@ def mse_rff_iid(kernel: Any, z: Any, m: int, *, features: str = "cos_sin") -> An
     >>> round(mse_rff_iid("gaussian", 1.0, m=1), 6)  # (1 + e^-2)/2 - e^-1
     0.199788
     """
-    spec = resolve_kernel(kernel)
+    spec = radial_spec(kernel)
     r = _check_distance(z)
     m = check_int(m, "m", minimum=1)
     check_in(features, "features", FEATURES)

@@ -19,7 +19,7 @@ from scipy.linalg import hadamard
 
 from kernelkit.features import theory as th
 from kernelkit.features._quadrature import orthogonal_pair_cos
-from kernelkit.features._radial import resolve_kernel
+from kernelkit.features._radial import radial_spec
 from kernelkit.kernels import RBF, Angular, Laplace, Matern, RationalQuadratic, Sinc
 
 TRIALS = 20_000
@@ -296,7 +296,7 @@ def matern_scale(rng, nu, size):
 
 
 def rff_squared_errors(rng, kernel, z, m, d, orthogonal, features="cos_sin"):
-    spec = resolve_kernel(kernel)
+    spec = radial_spec(kernel)
     zvec = rng.standard_normal(d)
     zvec *= z / np.linalg.norm(zvec)
     x = rng.standard_normal(d)
@@ -350,7 +350,7 @@ def test_rff_cos_bias_and_stacking_vs_mc():
 @pytest.mark.parametrize("kernel", ["gaussian", "matern52", "laplace", "matern32"])
 @pytest.mark.parametrize("d", [2, 3, 5])
 def test_bessel_mean_is_the_kernel(kernel, d):
-    spec = resolve_kernel(kernel)
+    spec = radial_spec(kernel)
     z = np.array([0.0, 0.1, 0.7, 1.5, 3.0, 6.0])
     assert np.allclose(th._bessel_mean(kernel, z, d), spec.phi(z), rtol=0, atol=1e-13)
 
@@ -376,7 +376,7 @@ def g_bessel(a, d):
 def test_fourier_norm_density_reproduces_kernel(kernel, d):
     """E[g(R |z|)] = phi(|z|) by 1-D quadrature over the quantile function of rho_K."""
     rho = th.fourier_norm_density(kernel, d)
-    spec = resolve_kernel(kernel)
+    spec = radial_spec(kernel)
     for z in (0.5, 1.5):
         # quantiles above 1 - 1e-9 carry |g| <= 1 times mass 1e-9: negligible
         val = integrate.quad(lambda q, z=z: g_bessel(rho.ppf(q) * z, d), 0, 1 - 1e-9, limit=1000)[0]
@@ -404,7 +404,7 @@ def test_fourier_norm_density_laws():
 @pytest.mark.parametrize(("kernel", "d"), [("matern52", 4), ("laplace", 3), ("sinc", 2)])
 def test_prop_7_15_pair_expectation_vs_mc(kernel, d):
     """E[g(sqrt(R1^2 + R2^2) z)] from the spectral law's sampler vs the quadrature."""
-    spec = resolve_kernel(kernel)
+    spec = radial_spec(kernel)
     rho = th.fourier_norm_density(kernel, d)
     n = 400_000
     r1, r2 = rho.rvs(size=n, random_state=5), rho.rvs(size=n, random_state=6)
@@ -416,7 +416,7 @@ def test_prop_7_15_pair_expectation_vs_mc(kernel, d):
 
 @pytest.mark.parametrize("nu", [0.5, 1.0, 2.5, 7.0])
 def test_matern_quadrature_self_convergence(nu):
-    spec = resolve_kernel(Matern(nu=nu))
+    spec = radial_spec(Matern(nu=nu))
     z = np.array([0.05, 0.3, 1.0, 2.5, 6.0])
     for d in (2, 3, 6):
         coarse = orthogonal_pair_cos(spec, z, d)
@@ -426,8 +426,8 @@ def test_matern_quadrature_self_convergence(nu):
 
 def test_matern_quadrature_tends_to_gaussian():
     z = np.array([0.3, 1.0, 2.5])
-    gauss = orthogonal_pair_cos(resolve_kernel("rbf"), z, 5)
-    matern = orthogonal_pair_cos(resolve_kernel(Matern(nu=1e6)), z, 5)
+    gauss = orthogonal_pair_cos(radial_spec("rbf"), z, 5)
+    matern = orthogonal_pair_cos(radial_spec(Matern(nu=1e6)), z, 5)
     assert np.allclose(matern, gauss, rtol=0, atol=1e-5)
 
 
