@@ -30,6 +30,7 @@ __all__ = [
     "check_noise_bounds",
     "check_nonnegative_number",
     "check_random_state",
+    "check_seed",
     "validate_X",
     "validate_X_y",
 ]
@@ -202,6 +203,22 @@ def check_in(value: Any, name: str, options: Sequence[Any]) -> Any:
     return value
 
 
+def check_seed(value: Any, name: str = "random_state") -> int:
+    """An integer seed in ``[0, 2**32 - 1]`` (the range NumPy's ``RandomState`` accepts).
+
+    Examples
+    --------
+    >>> from kernelkit._validation import check_seed
+    >>> check_seed(7)
+    7
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer seed, got {type(value).__name__}")
+    if not 0 <= int(value) <= _MAX_SEED:
+        raise ValueError(f"{name} must be an integer in [0, 2**32 - 1], got {int(value)}")
+    return int(value)
+
+
 def check_random_state(random_state: Any) -> np.random.RandomState:
     """Turn ``None``, an int or a ``RandomState`` into a ``RandomState`` (scikit-learn rules).
 
@@ -212,10 +229,8 @@ def check_random_state(random_state: Any) -> np.random.RandomState:
         return np.random.RandomState(random_state.integers(0, 2**32 - 1))
     if isinstance(random_state, bool):
         raise TypeError("random_state must be None, an int or a RandomState, got bool")
-    if isinstance(random_state, numbers.Integral) and not 0 <= int(random_state) <= _MAX_SEED:
-        raise ValueError(
-            f"random_state must be an integer in [0, 2**32 - 1], got {int(random_state)}"
-        )
+    if isinstance(random_state, numbers.Integral):
+        return np.random.RandomState(check_seed(random_state))
     try:
         return _sk_check_random_state(random_state)
     except ValueError:

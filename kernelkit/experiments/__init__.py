@@ -1,7 +1,9 @@
 """Reproductions of the seed documents' tables and figures, registered by name.
 
-Each experiment is a plain function ``run(quick: bool, out: Path, random_state) -> dict``
-in a module of this package, registered with :func:`register`. The command line
+Each experiment is a plain function ``run(quick: bool, out: Path, random_state: int) -> dict``
+in a module of this package, registered with :func:`register`. The seed is always an
+integer in ``[0, 2**32 - 1]`` (checked by :func:`run_experiment`), so an experiment's results
+are reproducible from the seed recorded in its ``results.json``. The command line
 (``kernelkit reproduce NAME``, ``kernelkit tour``), the tests and the HTML report all call
 the same function through :func:`run_experiment`.
 
@@ -30,9 +32,11 @@ from typing import Any
 
 import numpy as np
 
+from kernelkit._validation import check_seed
+
 __all__ = ["Experiment", "register", "get", "names", "run_experiment", "ExperimentResult"]
 
-RunFn = Callable[[bool, Path, Any], dict]
+RunFn = Callable[[bool, Path, int], dict]
 
 
 @dataclass(frozen=True)
@@ -112,9 +116,15 @@ def _jsonable(obj: Any) -> Any:
 
 
 def run_experiment(
-    name: str, *, quick: bool, out: str | Path, random_state: Any = 0
+    name: str, *, quick: bool, out: str | Path, random_state: int = 0
 ) -> ExperimentResult:
-    """Run experiment ``name`` into ``out/name/`` and write its ``results.json``."""
+    """Run experiment ``name`` into ``out/name/`` and write its ``results.json``.
+
+    ``random_state`` must be an integer seed in ``[0, 2**32 - 1]`` (a ``TypeError`` or
+    ``ValueError`` otherwise): it is recorded with the results, so that they can be
+    recomputed from it.
+    """
+    random_state = check_seed(random_state)
     exp = get(name)
     folder = Path(out) / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -129,7 +139,7 @@ def run_experiment(
         "title": exp.title,
         "source": exp.source,
         "quick": quick,
-        "random_state": random_state if isinstance(random_state, int) else None,
+        "random_state": random_state,
         "seconds": round(seconds, 3),
     }
     with open(folder / "results.json", "w") as fh:

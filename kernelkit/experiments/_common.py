@@ -34,9 +34,9 @@ def rmse(y: np.ndarray, pred: np.ndarray) -> float:
     return float(np.sqrt(np.mean((np.asarray(y) - np.asarray(pred)) ** 2)))
 
 
-def seeds(random_state: Any, n: int) -> list[int]:
-    """``n`` integer seeds derived from ``random_state`` (for repeated splits)."""
-    rng = np.random.RandomState(random_state if isinstance(random_state, int) else None)
+def seeds(random_state: int, n: int) -> list[int]:
+    """``n`` integer seeds derived from the experiment's seed (for repeated splits)."""
+    rng = np.random.RandomState(random_state)
     return [int(s) for s in rng.randint(0, 2**31 - 1, size=n)]
 
 

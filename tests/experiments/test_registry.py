@@ -64,3 +64,40 @@ def test_double_registration_rejected():
         @register("_test-dup", title="t", source="s")
         def b(quick, out, random_state):
             return {"headline": ""}
+
+
+@pytest.mark.parametrize(
+    ("seed", "error", "match"),
+    [
+        (None, TypeError, "random_state must be an integer seed, got NoneType"),
+        (np.random.RandomState(0), TypeError, "got RandomState"),
+        (1.5, TypeError, "got float"),
+        (True, TypeError, "got bool"),
+        (-1, ValueError, r"\[0, 2\*\*32 - 1\], got -1"),
+        (2**32, ValueError, r"got 4294967296"),
+    ],
+)
+def test_run_experiment_needs_an_integer_seed(tmp_path, seed, error, match):
+    """No experiment silently replaces a non-integer random_state by a fixed seed."""
+    calls = []
+
+    @register("_test-seed", title="t", source="s")
+    def run(quick, out, random_state):
+        calls.append(random_state)
+        return {"headline": ""}
+
+    with pytest.raises(error, match=match):
+        run_experiment("_test-seed", quick=True, out=tmp_path, random_state=seed)
+    assert calls == []
+
+
+def test_run_experiment_passes_numpy_integers_as_int(tmp_path):
+    seen = []
+
+    @register("_test-npint", title="t", source="s")
+    def run(quick, out, random_state):
+        seen.append(random_state)
+        return {"headline": ""}
+
+    run_experiment("_test-npint", quick=True, out=tmp_path, random_state=np.int64(5))
+    assert seen == [5] and type(seen[0]) is int
