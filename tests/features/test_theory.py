@@ -1,4 +1,4 @@
-"""Closed-form error theory (kernelkit.features.theory) against Monte Carlo.
+"""Closed-form error theory (kernelkit.features.theory) against Monte Carlo and closed forms.
 
 The samplers here are small dense reference implementations written for these tests
 (Gaussian matrices, ``G_ort`` by QR with sign fix and chi_d row norms, Hadamard–Rademacher
@@ -18,9 +18,11 @@ from scipy import integrate, special
 from scipy.linalg import hadamard
 
 from kernelkit.features import theory as th
-from kernelkit.features._quadrature import orthogonal_pair_cos
 from kernelkit.features._radial import radial_spec
-from kernelkit.kernels import RBF, Angular, Laplace, Matern, RationalQuadratic, Sinc
+from kernelkit.features.theory._quadrature import orthogonal_pair_cos
+from kernelkit.features.theory.fourier import _bessel_mean
+from kernelkit.features.theory.inner_products import _mse_orthogonal_inner_as_printed
+from kernelkit.kernels import RBF, Laplace, Matern, Sinc
 
 TRIALS = 20_000
 
@@ -119,7 +121,7 @@ def test_thm_6_6_as_printed_is_rejected():
     G = gaussian_orthogonal(rng, TRIALS, 4, 8)
     est = np.einsum("nij,j,nik,k->n", G, x, G, x) / 4
     mean, se = mc((est - x @ x) ** 2)
-    printed = th._mse_orthogonal_inner_as_printed(x, x, 4)
+    printed = _mse_orthogonal_inner_as_printed(x, x, 4)
     assert abs(th.mse_orthogonal_inner(x, x, 4) - mean) <= 3 * se
     assert abs(printed - mean) > 6 * se
 
@@ -127,7 +129,7 @@ def test_thm_6_6_as_printed_is_rejected():
 def test_thm_6_6_gap_between_printed_and_corrected():
     # corrected - printed = (m-1)/(m(d-1)) 4/(d+2) <x,y>^2
     x, y = np.ones(8) / 2, np.ones(8) / 2
-    gap = th.mse_orthogonal_inner(x, y, 4) - th._mse_orthogonal_inner_as_printed(x, y, 4)
+    gap = th.mse_orthogonal_inner(x, y, 4) - _mse_orthogonal_inner_as_printed(x, y, 4)
     assert gap == pytest.approx(3 / (4 * 7) * 4 / 10 * (x @ y) ** 2)
 
 
@@ -352,7 +354,7 @@ def test_rff_cos_bias_and_stacking_vs_mc():
 def test_bessel_mean_is_the_kernel(kernel, d):
     spec = radial_spec(kernel)
     z = np.array([0.0, 0.1, 0.7, 1.5, 3.0, 6.0])
-    assert np.allclose(th._bessel_mean(kernel, z, d), spec.phi(z), rtol=0, atol=1e-13)
+    assert np.allclose(_bessel_mean(kernel, z, d), spec.phi(z), rtol=0, atol=1e-13)
 
 
 def g_bessel(a, d):
@@ -478,70 +480,3 @@ def test_gaussian_d4_orf_slightly_worse_beyond_three():
     # closed form for d = 4: T = exp(-x) (1 - x + x^2/6), x = z^2/2
     x = np.array([3.25, 3.5, 3.75]) ** 2 / 2
     assert np.allclose(worse, 0.75 * (np.exp(-x) * (1 - x + x * x / 6) - np.exp(-2 * x)))
-
-
-# ---------------------------------------------------------------------- recommend_features
-def test_recommend_features_consistent_and_monotone():
-    k = Matern(nu=2.5, lengthscale=1.5, variance=2.0)
-    recs = [th.recommend_features(k, 6, t, z=1.0) for t in (1e-2, 3e-3, 1e-3, 3e-4)]
-    assert all(
-        a.m_iid <= b.m_iid and a.m_orthogonal <= b.m_orthogonal for a, b in itertools.pairwise(recs)
-    )
-    for rec, t in zip(recs, (1e-2, 3e-3, 1e-3, 3e-4), strict=True):
-        assert th.mse_rff_iid(k, 1.0, rec.m_iid) <= t < th.mse_rff_iid(k, 1.0, rec.m_iid - 1)
-        ms = range(rec.m_orthogonal, rec.m_orthogonal + 13)
-        assert all(th.mse_rff_orthogonal(k, 1.0, m, 6) <= t * (1 + 1e-12) for m in ms)
-        assert th.mse_rff_orthogonal(k, 1.0, rec.m_orthogonal - 1, 6) > t
-        assert rec.saving == pytest.approx(1 - rec.m_orthogonal / rec.m_iid)
-        assert rec.m_orthogonal < rec.m_iid
-
-
-def test_recommend_features_distance_defaults():
-    rng = np.random.default_rng(3)
-    X = rng.standard_normal((50, 3))
-    from kernelkit.kernels import median_heuristic
-
-    assert th.recommend_features("rbf", 3, 1e-2, X=X).z == pytest.approx(median_heuristic(X))
-    assert th.recommend_features(RBF(lengthscale=2.5), 3, 1e-2).z == 2.5
-    rec = th.recommend_features("sinc", 3, 1e-3, z=0.0)
-    assert rec.m_iid == rec.m_orthogonal == 1
-
-
-# ---------------------------------------------------------------------- bad input
-@pytest.mark.parametrize(
-    ("call", "exc", "word"),
-    [
-        (lambda: th.mse_iid_inner([1, 2], [1, 2], 0), ValueError, "m"),
-        (lambda: th.mse_iid_inner([1, 2], [1, 2], 2.5), TypeError, "m"),
-        (lambda: th.mse_orthogonal_inner([1, 2], [1, 2, 3], 2), ValueError, "y"),
-        (lambda: th.mse_orthogonal_inner([[1, 2]], [[1, 2]], 2), ValueError, "x"),
-        (lambda: th.mse_hadamard_inner([1, 2], [1, 2], 2, 0), ValueError, "k"),
-        (
-            lambda: th.mse_hadamard_inner([1, 2], [1, 2], 2, subsampling="last"),
-            ValueError,
-            "subsampling",
-        ),
-        (lambda: th.mse_hadamard_inner([1, 2], [1, 2], 2, hybrid="yes"), TypeError, "hybrid"),
-        (lambda: th.mse_angular_iid(4.0, 2), ValueError, "theta"),
-        (lambda: th.mse_angular_iid(-0.1, 2), ValueError, "theta"),
-        (lambda: th.mse_angular_orthogonal(1.0, 2, 0), ValueError, "d"),
-        (lambda: th.charm("cauchy", 1.0), ValueError, "kernel"),
-        (lambda: th.charm(3.0, 1.0), TypeError, "kernel"),
-        (lambda: th.charm(Angular(), 1.0), TypeError, "kernel"),
-        (lambda: th.charm(RationalQuadratic(), 1.0), TypeError, "kernel"),
-        (lambda: th.charm(RBF() + RBF(), 1.0), TypeError, "kernel"),
-        (lambda: th.charm(RBF(lengthscale=[1.0, 2.0]), 1.0), ValueError, "kernel"),
-        (lambda: th.charm("rbf", -1.0), ValueError, "z"),
-        (lambda: th.mse_rff_iid("rbf", 1.0, 0), ValueError, "m"),
-        (lambda: th.mse_rff_iid("rbf", 1.0, 2, features="sin"), ValueError, "features"),
-        (lambda: th.mse_difference_orf_iid("rbf", 1.0, 2, 0), ValueError, "d"),
-        (lambda: th.mse_difference_orf_iid("sinc", 1.0, 2, 4), ValueError, "d"),
-        (lambda: th.fourier_norm_density("rbf", 1.5), TypeError, "d"),
-        (lambda: th.recommend_features("rbf", 3, 0.0), ValueError, "target_mse"),
-        (lambda: th.recommend_features("rbf", 3, 1e-2, z=[1.0, 2.0]), ValueError, "z"),
-        (lambda: th.recommend_features("rbf", 3, 1e-2, X=np.ones((4, 2))), ValueError, "X"),
-    ],
-)
-def test_bad_input(call, exc, word):
-    with pytest.raises(exc, match=word):
-        call()

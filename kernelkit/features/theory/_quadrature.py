@@ -1,4 +1,4 @@
-"""Deterministic quadrature behind :mod:`kernelkit.features.theory`.
+"""Deterministic quadrature behind :mod:`kernelkit.features.theory.fourier` and ``.angular``.
 
 The central quantity is ``T(z) = E[cos <w_1 + w_2, z>]`` for an *orthogonal* pair of
 frequencies ``w_1 \\perp w_2`` with independent norms from ``rho_K`` (Rowland (2018)
