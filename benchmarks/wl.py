@@ -5,7 +5,7 @@ histogram as base kernel: kernelkit ``WeisfeilerLehman(n_iter=5)`` and GraKeL
 ``WeisfeilerLehman(n_iter=5, base_graph_kernel=VertexHistogram, normalize=True)`` (GraKeL
 sets ``_n_iter = n_iter + 1`` histograms, i.e. iterations 0..5 too; the Gram matrices are
 compared entrywise). GraKeL's input (``grakel.graph_from_networkx``) is built *outside* the
-timed region; kernelkit (``wl_kernel(graphs, 5)``) is timed from the networkx graphs,
+timed region; kernelkit (``wl_kernel(graphs, n_iter=5)``) is timed from the networkx graphs,
 parsing included. Both return the dense normalised Gram matrix.
 
 Then the features alone are timed on the dataset repeated 10 times (41100 graphs) to show
@@ -32,7 +32,7 @@ from kernelkit.graphs import WeisfeilerLehman, gram, wl_kernel
 
 def main() -> None:
     p = parser(__doc__, repeats=5)  # GraKeL's own time varies about 2x between runs
-    p.add_argument("--h", type=int, default=5, help="WL iterations (default 5)")
+    p.add_argument("--n-iter", type=int, default=5, help="WL iterations n_iter (default 5)")
     p.add_argument("--scale", type=int, default=10, help="repeat factor for the scaling run")
     args = p.parse_args()
     from grakel import graph_from_networkx
@@ -47,10 +47,10 @@ def main() -> None:
     print(f"{name}: {len(graphs)} graphs; GraKeL input conversion {convert_s:.2f} s (untimed)")
 
     def ours() -> np.ndarray:
-        return wl_kernel(graphs, args.h)  # normalised, iterations 0..h
+        return wl_kernel(graphs, n_iter=args.n_iter)  # normalised, iterations 0..n_iter
 
     def peer() -> np.ndarray:
-        wl = GraKeLWL(n_iter=args.h, base_graph_kernel=VertexHistogram, normalize=True)
+        wl = GraKeLWL(n_iter=args.n_iter, base_graph_kernel=VertexHistogram, normalize=True)
         return wl.fit_transform(grakel_input)
 
     times, out = alternate({"kernelkit": ours, "grakel": peer}, args.repeats)
@@ -58,14 +58,14 @@ def main() -> None:
     err = float(np.max(np.abs(K - out.pop("grakel"))))
 
     t0 = time.perf_counter()
-    X = WeisfeilerLehman(args.h, normalize=False).fit_transform(graphs)
+    X = WeisfeilerLehman(args.n_iter, normalize=False).fit_transform(graphs)
     feat_1 = time.perf_counter() - t0
     t0 = time.perf_counter()
     gram(X)
     gram_1 = time.perf_counter() - t0
     print(f"kernelkit split: features {feat_1:.3f} s + Gram matrix of raw counts {gram_1:.3f} s")
     t0 = time.perf_counter()
-    via_rows = gram(WeisfeilerLehman(args.h, normalize=True).fit_transform(graphs))
+    via_rows = gram(WeisfeilerLehman(args.n_iter, normalize=True).fit_transform(graphs))
     rows_s = time.perf_counter() - t0
     rows_err = float(np.max(np.abs(via_rows - K)))
     del via_rows, K
@@ -85,7 +85,7 @@ def main() -> None:
             runs = []
             for _ in range(args.repeats):
                 t0 = time.perf_counter()
-                WeisfeilerLehman(args.h, normalize=True).fit_transform(data)
+                WeisfeilerLehman(args.n_iter, normalize=True).fit_transform(data)
                 runs.append(time.perf_counter() - t0)
             feats[label] = float(np.median(runs))
             print(f"features on {label} {name} ({len(data)} graphs): {feats[label]:.3f} s")
@@ -106,7 +106,7 @@ def main() -> None:
             times["kernelkit"],
             times["grakel"],
             dataset=name,
-            h=args.h,
+            n_iter=args.n_iter,
             max_abs_diff=err,
             **scaling,
         )

@@ -1,30 +1,46 @@
 """The ``kernelkit`` command.
 
-Subcommands: ``datasets`` (list, show), ``tour`` (quick run of every experiment with an HTML
-report), ``reproduce`` (one experiment, quick or full). Each area adds its own subcommand
-through :data:`COMMANDS`. Errors print one line and exit non-zero; ``--debug`` shows the
-traceback.
+Built-in subcommands: ``datasets`` (list, show), ``tour`` (quick run of every experiment
+with an HTML report), ``reproduce`` (one experiment, quick or full). Each area adds its own
+subcommands from a module ``kernelkit/<area>/cli.py`` that defines a public
+``register(subparsers)``: :func:`area_cli_modules` finds these modules the way
+:mod:`kernelkit.experiments` finds experiments (``pkgutil`` over kernelkit's subpackages), so
+a new area never edits this file. ``register`` adds its parsers with ``add_parser`` and sets
+``handler`` (a function of the parsed arguments returning the exit status) through
+``set_defaults``; it must stay cheap (no SciPy, scikit-learn or networkx at import or
+registration: import them inside the handler).
+
+Errors print one line and exit non-zero: :class:`UsageError` (a command used wrongly) exits
+with status 2, as argparse's own errors do, anything else with 1; ``--debug`` shows the
+traceback. Areas raise ``UsageError`` after importing it inside their handler
+(``from kernelkit.cli import UsageError``), which keeps ``kernelkit.cli`` out of their
+import-time dependencies.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
 import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import kernelkit
-from kernelkit.graphs.cli import _add_graph_classify
-from kernelkit.optimize.cli import _add_bayesopt
 
-__all__ = ["main", "COMMANDS"]
+__all__ = ["BUILTIN_COMMANDS", "UsageError", "area_cli_modules", "build_parser", "main"]
 
 DEFAULT_OUT = "kernelkit-report"
 
 
 class UsageError(Exception):
-    """A command used wrongly: reported in one line with exit status 2."""
+    """A command used wrongly: reported in one line with exit status 2.
+
+    For the subcommands of every area: import it inside the handler (``from kernelkit.cli
+    import UsageError``) and raise it for flags out of range or that do not apply.
+    """
 
 
 def _print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None:
@@ -59,22 +75,11 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     from kernelkit import datasets
 
     if args.action == "list":
-        rows = [
-            (d["name"], d["kind"], d["shape"], d["source"])
-            for d in map(_as_dict, datasets.catalog())
-        ]
+        rows = [(d.name, d.kind, d.shape, d.source) for d in datasets.catalog()]
         _print_table(rows, ["name", "kind", "shape", "source"])
     else:
         print(datasets.provenance(args.name))
     return 0
-
-
-def _as_dict(entry: object) -> dict:
-    if isinstance(entry, dict):
-        return entry
-    if hasattr(entry, "_asdict"):
-        return entry._asdict()  # type: ignore[no-any-return]
-    return vars(entry)
 
 
 # ---------------------------------------------------------------- experiments
@@ -150,17 +155,45 @@ def _cmd_tour(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Subcommands: each entry adds its parser (and sets ``handler``) to the subparsers.
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+#: The subcommands of this module; each entry adds its parser (and sets ``handler``).
+BUILTIN_COMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (
     _add_datasets,
     _add_tour,
     _add_reproduce,
-    _add_graph_classify,
-    _add_bayesopt,
-]
+)
+
+
+def area_cli_modules() -> list[str]:
+    """Names of the modules ``kernelkit.<area>.cli``, areas in alphabetical order.
+
+    Found on disk, without importing the areas: only the packages that have a ``cli``
+    module are imported (by :func:`build_parser`), so ``kernelkit --help`` does not load
+    what the other areas need.
+    """
+    found = []
+    for area in pkgutil.iter_modules(kernelkit.__path__):
+        if not area.ispkg or area.name.startswith("_"):
+            continue
+        folder = Path(getattr(area.module_finder, "path", "")) / area.name
+        if any(m.name == "cli" for m in pkgutil.iter_modules([str(folder)])):
+            found.append(f"{kernelkit.__name__}.{area.name}.cli")
+    return sorted(found)
+
+
+def _area_register(module_name: str) -> Callable[[argparse._SubParsersAction], None]:
+    """The public ``register(subparsers)`` of an area's ``cli`` module."""
+    module = importlib.import_module(module_name)
+    register = getattr(module, "register", None)
+    if not callable(register):
+        raise TypeError(
+            f"{module_name} defines no register(subparsers) function; every "
+            "kernelkit/<area>/cli.py must define one to add its subcommands"
+        )
+    return register  # type: ignore[no-any-return]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``kernelkit`` parser: the built-in subcommands, then every area's, by area name."""
     parser = argparse.ArgumentParser(
         prog="kernelkit",
         description="kernelkit: kernels, Gaussian processes, random features, graph kernels "
@@ -169,8 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kernelkit {kernelkit.__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for add in COMMANDS:
+    for add in BUILTIN_COMMANDS:
         add(sub)
+    for module_name in area_cli_modules():
+        _area_register(module_name)(sub)
     return parser
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
-from kernelkit import __version__
+from kernelkit import __version__, cli
 from kernelkit.cli import main
 
 
@@ -24,6 +26,89 @@ def test_help_lists_subcommands(capsys):
     out = capsys.readouterr().out
     for cmd in ("datasets", "tour", "reproduce"):
         assert cmd in out
+
+
+def _subcommands(parser):
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(sub.choices)
+
+
+def test_subcommands_in_a_stable_order():
+    # the built-in ones first, then each area's, areas in alphabetical order
+    assert cli.area_cli_modules() == sorted(cli.area_cli_modules())
+    assert {"kernelkit.graphs.cli", "kernelkit.optimize.cli"} <= set(cli.area_cli_modules())
+    names = _subcommands(cli.build_parser())
+    assert names[:3] == ["datasets", "tour", "reproduce"]
+    assert names.index("graph-classify") < names.index("bayesopt")
+    assert names == _subcommands(cli.build_parser())
+
+
+@pytest.fixture
+def fake_area(tmp_path, monkeypatch):
+    """A package ``kernelkit.toyarea`` (on a temporary path) whose ``cli`` module has a
+    public ``register``: found without any change to ``kernelkit/cli.py``."""
+    import kernelkit
+
+    folder = tmp_path / "toyarea"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "cli.py").write_text(
+        textwrap.dedent(
+            """
+            def register(subparsers):
+                p = subparsers.add_parser("toy-command", help="a command of a fake area")
+                p.add_argument("--times", type=int, default=1)
+                p.set_defaults(handler=_run)
+
+
+            def _run(args):
+                from kernelkit.cli import UsageError
+
+                if args.times < 1:
+                    raise UsageError(f"--times must be >= 1, got {args.times}")
+                print("toy " * args.times)
+                return 0
+            """
+        )
+    )
+    monkeypatch.setattr(kernelkit, "__path__", [*kernelkit.__path__, str(tmp_path)])
+    yield folder
+    for name in ("kernelkit.toyarea.cli", "kernelkit.toyarea"):
+        sys.modules.pop(name, None)
+    if hasattr(kernelkit, "toyarea"):
+        delattr(kernelkit, "toyarea")
+
+
+def test_an_area_cli_module_with_register_is_discovered(fake_area, capsys):
+    assert cli.area_cli_modules()[-1] == "kernelkit.toyarea.cli"
+    assert _subcommands(cli.build_parser())[-1] == "toy-command"
+    code, out, _ = run(capsys, "toy-command", "--times", "2")
+    assert code == 0 and out.split() == ["toy", "toy"]
+    # an area raises the public UsageError: one line, exit status 2
+    code, _, err = run(capsys, "toy-command", "--times", "0")
+    assert code == 2 and err.strip() == "kernelkit: error: --times must be >= 1, got 0"
+
+
+def test_an_area_cli_module_without_register_is_an_error(fake_area):
+    (fake_area / "cli.py").write_text("def _add_toy(subparsers):\n    pass\n")
+    with pytest.raises(TypeError, match=r"kernelkit.toyarea.cli defines no register\(subparsers\)"):
+        cli.build_parser()
+
+
+def test_discovery_imports_only_areas_with_a_cli_module(fake_area):
+    (fake_area / "cli.py").unlink()
+    assert "kernelkit.toyarea.cli" not in cli.area_cli_modules()
+    cli.build_parser()
+    assert "kernelkit.toyarea" not in sys.modules
+
+
+def test_usage_error_is_public_and_cli_names_no_area():
+    import inspect
+    import re
+
+    assert "UsageError" in cli.__all__ and issubclass(cli.UsageError, Exception)
+    source = inspect.getsource(cli)
+    assert not re.search(r"kernelkit\.\w+\.cli|_add_graph|_add_bayesopt", source)
 
 
 def test_version(capsys):

@@ -8,8 +8,10 @@ it in a process; ``provenance(name)`` tells where each dataset comes from.
 ``load_tu``         TU graph benchmarks MUTAG, NCI1, NCI109 as networkx graphs
 ``read_tu``         any TU-format folder of your own
 ``load_exp``        EXP: 600 pairs of 1-WL-indistinguishable SAT / UNSAT graphs
-``load_uci``        tables: boston, wine, insurance, cpu, cpu_act, cpu_small
-``load_classic3``   MEDLINE / CISI / Cranfield abstracts labelled by collection
+``load_uci``        tables: boston, wine, insurance, cpu, cpu_act, cpu_small (a ``Table``:
+                    ``X``, ``y``, ``feature_names``)
+``load_classic3``   MEDLINE / CISI / Cranfield abstracts labelled by collection (a
+                    ``Corpus``: ``documents``, ``labels``, ``ids``)
 ``catalog``         name, kind, shape and source of every packaged dataset
 ``load_dataset``    load any of them by catalog name
 ``provenance``      origin, cleaning and checksums of one dataset
@@ -17,14 +19,16 @@ it in a process; ``provenance(name)`` tells where each dataset comes from.
 """
 
 from .catalog import DatasetInfo, catalog, load_dataset, provenance
-from .classic3 import load_classic3
+from .classic3 import Corpus, load_classic3
 from .exp import load_exp
 from .mnist import load_mnist
 from .tu import load_tu, read_tu
-from .uci import load_uci
+from .uci import Table, load_uci
 
 __all__ = [
+    "Corpus",
     "DatasetInfo",
+    "Table",
     "catalog",
     "load_classic3",
     "load_dataset",

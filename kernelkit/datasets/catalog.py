@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from . import _files
 from .classic3 import load_classic3
@@ -18,7 +19,8 @@ _PROVENANCE = "PROVENANCE.md"
 _SHORT_TEXT = 4000  # upstream descriptions up to this many characters are quoted in full
 
 
-class DatasetInfo(NamedTuple):
+@dataclass(frozen=True)
+class DatasetInfo:
     """One packaged dataset: ``name`` to pass to :func:`load_dataset`, the ``kind`` of
     task, the ``shape`` of what the loader returns, and the ``source`` it comes from."""
 
@@ -128,10 +130,10 @@ def catalog() -> list[DatasetInfo]:
     Returns
     -------
     list of DatasetInfo
-        Named tuples ``(name, kind, shape, source)``, e.g. ``("boston", "regression",
-        "506 x 13", "UCI Housing (Harrison & Rubinfeld 1978)")``. ``shape`` describes
-        what the loader returns (``X`` for tables, graph / node / edge counts for graph
-        datasets).
+        Records with fields ``name``, ``kind``, ``shape`` and ``source``, e.g.
+        ``DatasetInfo(name="boston", kind="regression", shape="506 x 13", source="UCI
+        Housing (Harrison & Rubinfeld 1978)")``. ``shape`` describes what the loader
+        returns (``X`` for tables, graph / node / edge counts for graph datasets).
 
     Examples
     --------
@@ -154,14 +156,15 @@ def load_dataset(name: str) -> Any:
     """Load a packaged dataset by its catalog name (case-insensitive).
 
     Returns what the specific loader returns: ``(images, labels)`` for ``mnist``,
-    ``(graphs, y)`` for MUTAG, NCI1, NCI109 and EXP, ``(X, y)`` for the tables and
-    ``(documents, labels)`` for ``classic3``.
+    ``(graphs, y)`` for MUTAG, NCI1, NCI109 and EXP, a :class:`~kernelkit.datasets.Table`
+    (``X``, ``y``, ``feature_names``) for the tables and a
+    :class:`~kernelkit.datasets.Corpus` (``documents``, ``labels``, ``ids``) for
+    ``classic3``.
 
     Examples
     --------
     >>> from kernelkit.datasets import load_dataset
-    >>> X, y = load_dataset("cpu")
-    >>> X.shape
+    >>> load_dataset("cpu").X.shape
     (209, 6)
     """
     loader, args = _LOADERS[_canonical(name)]

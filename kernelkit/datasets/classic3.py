@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from kernelkit._validation import check_bool
 
 from . import _files
 
-__all__ = ["load_classic3"]
+__all__ = ["Corpus", "load_classic3"]
 
 _COLLECTIONS = (
     ("MED", "classic3/MED.ALL"),
@@ -22,9 +23,26 @@ _FIELD = re.compile(r"^\.([A-Z])[ \t]*$", re.MULTILINE)
 _TEXT_FIELDS = ("T", "W")
 
 
-def load_classic3(
-    *, drop_empty: bool = True, return_ids: bool = False
-) -> tuple[list[str], np.ndarray] | tuple[list[str], np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class Corpus:
+    """Labelled documents: what :func:`load_classic3` returns.
+
+    Attributes
+    ----------
+    documents : list of str
+        The text of each document.
+    labels : ndarray of str, shape (n_documents,)
+        The collection each document belongs to.
+    ids : ndarray of int64, shape (n_documents,)
+        The record number of each document in its collection's file.
+    """
+
+    documents: list[str]
+    labels: np.ndarray
+    ids: np.ndarray
+
+
+def load_classic3(*, drop_empty: bool = True) -> Corpus:
     """Load the Classic3 document clustering corpus.
 
     Parameters
@@ -32,20 +50,16 @@ def load_classic3(
     drop_empty : bool, default True
         Drop documents with neither title nor abstract text (Cranfield 471 and 995), giving
         3891 documents; with False all 3893 records are returned.
-    return_ids : bool, default False
-        Also return the ``.I`` number of each document within its collection.
 
     Returns
     -------
-    documents : list of str
-        Title (``.T``) and abstract (``.W``) of each record, separated by a newline, with
-        trailing spaces removed from every line. MEDLINE records have no title. In
-        Cranfield the abstract usually starts by repeating the title, as in the source.
-    labels : ndarray of str, shape (n_documents,)
-        ``"MED"`` (1033), ``"CISI"`` (1460) or ``"CRAN"`` (1398, or 1400 with
-        ``drop_empty=False``), in that order.
-    ids : ndarray of int64, shape (n_documents,)
-        Only when ``return_ids`` is True: the record number in its collection file.
+    Corpus
+        ``documents``: title (``.T``) and abstract (``.W``) of each record, separated by a
+        newline, with trailing spaces removed from every line (MEDLINE records have no
+        title; in Cranfield the abstract usually starts by repeating the title, as in the
+        source). ``labels``: ``"MED"`` (1033), ``"CISI"`` (1460) or ``"CRAN"`` (1398, or
+        1400 with ``drop_empty=False``), in that order. ``ids``: the ``.I`` number of each
+        document in its collection file.
 
     Notes
     -----
@@ -57,12 +71,11 @@ def load_classic3(
     Examples
     --------
     >>> from kernelkit.datasets import load_classic3
-    >>> docs, labels = load_classic3()
-    >>> len(docs), sorted(set(labels.tolist()))
-    (3891, ['CISI', 'CRAN', 'MED'])
+    >>> corpus = load_classic3()
+    >>> len(corpus.documents), sorted(set(corpus.labels.tolist())), int(corpus.ids[0])
+    (3891, ['CISI', 'CRAN', 'MED'], 1)
     """
     drop_empty = check_bool(drop_empty, "drop_empty")
-    return_ids = check_bool(return_ids, "return_ids")
     documents: list[str] = []
     labels: list[str] = []
     ids: list[int] = []
@@ -74,10 +87,7 @@ def load_classic3(
             documents.append(document)
             labels.append(label)
             ids.append(number)
-    labels_array = np.array(labels)
-    if return_ids:
-        return documents, labels_array, np.array(ids, dtype=np.int64)
-    return documents, labels_array
+    return Corpus(documents, np.array(labels), np.array(ids, dtype=np.int64))
 
 
 def _parse_smart(text: str, source: str) -> list[tuple[int, str]]:

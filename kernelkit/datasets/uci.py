@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal, overload
+from dataclasses import dataclass
 
 import numpy as np
 
 from . import _files
 from ._text import float_table
 
-__all__ = ["UCI_DATASETS", "load_uci"]
-
-_Table = tuple[np.ndarray, np.ndarray, list[str]]
+__all__ = ["UCI_DATASETS", "Table", "load_uci"]
 
 _BOSTON_COLUMNS = "CRIM ZN INDUS CHAS NOX RM AGE DIS RAD TAX PTRATIO B LSTAT MEDV".split()
 _MACHINE_COLUMNS = "vendor model MYCT MMIN MMAX CACH CHMIN CHMAX PRP ERP".split()
@@ -21,25 +19,26 @@ _MACHINE_FEATURES = slice(2, 8)
 _MACHINE_TARGET = 8
 
 
-@overload
-def load_uci(
-    name: str, *, return_feature_names: Literal[False] = ...
-) -> tuple[np.ndarray, np.ndarray]: ...
+@dataclass(frozen=True)
+class Table:
+    """A tabular dataset: what :func:`load_uci` returns.
+
+    Attributes
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        The feature columns.
+    y : ndarray of float64, shape (n_samples,)
+        The target column.
+    feature_names : list of str
+        The name of each column of ``X``, as in the source files.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list[str]
 
 
-@overload
-def load_uci(name: str, *, return_feature_names: Literal[True]) -> _Table: ...
-
-
-@overload
-def load_uci(
-    name: str, *, return_feature_names: bool
-) -> tuple[np.ndarray, np.ndarray] | _Table: ...
-
-
-def load_uci(
-    name: str, *, return_feature_names: bool = False
-) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, list[str]]:
+def load_uci(name: str) -> Table:
     """Load a small tabular benchmark as float64 arrays.
 
     ========== ============ ========== ================================================
@@ -57,15 +56,12 @@ def load_uci(
     ----------
     name : str
         One of the names above (case-insensitive).
-    return_feature_names : bool, default False
-        Also return the column names of ``X``.
 
     Returns
     -------
-    X : ndarray of float64, shape (n_samples, n_features)
-    y : ndarray of float64, shape (n_samples,)
-    feature_names : list of str
-        Only when ``return_feature_names`` is True.
+    Table
+        ``X`` (float64, shape ``(n_samples, n_features)``), ``y`` (float64, shape
+        ``(n_samples,)``) and ``feature_names`` (the column names of ``X``).
 
     Notes
     -----
@@ -79,39 +75,43 @@ def load_uci(
     Examples
     --------
     >>> from kernelkit.datasets import load_uci
-    >>> X, y = load_uci("boston")
-    >>> X.shape, round(float(y.mean()), 4)
-    ((506, 13), 22.5328)
+    >>> boston = load_uci("boston")
+    >>> boston.X.shape, round(float(boston.y.mean()), 4), boston.feature_names[-1]
+    ((506, 13), 22.5328, 'LSTAT')
     """
     loader = _LOADERS.get(str(name).lower())
     if loader is None:
         raise ValueError(f"unknown UCI dataset {name!r}; choose one of {', '.join(_LOADERS)}")
-    X, y, names = loader()
-    return (X, y, names) if return_feature_names else (X, y)
+    return loader()
+
+
+def _split_target(table: np.ndarray, names: list[str]) -> Table:
+    """The last column of ``table`` is the target, the others the features ``names[:-1]``."""
+    return Table(table[:, :-1].copy(), table[:, -1].copy(), list(names[:-1]))
 
 
 def _read_text(relpath: str) -> str:
     return _files.data_path(relpath).read_text(encoding="latin-1")
 
 
-def _boston() -> _Table:
+def _boston() -> Table:
     rel = "boston_housing/housing.data"
     table = float_table(_read_text(rel), rel, len(_BOSTON_COLUMNS))
-    return table[:, :-1].copy(), table[:, -1].copy(), _BOSTON_COLUMNS[:-1]
+    return _split_target(table, _BOSTON_COLUMNS)
 
 
-def _wine() -> _Table:
+def _wine() -> Table:
     rel = "wine_quality_red/winequality-red.csv"
     header, _, body = _read_text(rel).partition("\n")
     names = [h.strip().strip('"') for h in header.split(";")]
     table = float_table(body, rel, len(names), delimiter=";", first_line=2)
-    return table[:, :-1].copy(), table[:, -1].copy(), names[:-1]
+    return _split_target(table, names)
 
 
-def _insurance() -> _Table:
+def _insurance() -> Table:
     rel = "coil2000/ticdata2000.txt"
     table = float_table(_read_text(rel), rel, 86, delimiter="\t")
-    return table[:, :-1].copy(), table[:, -1].copy(), _insurance_names()[:-1]
+    return _split_target(table, _insurance_names())
 
 
 def _insurance_names() -> list[str]:
@@ -127,7 +127,7 @@ def _insurance_names() -> list[str]:
     return names
 
 
-def _cpu() -> _Table:
+def _cpu() -> Table:
     rel = "computer_hardware/machine.data"
     rows = [line.split(",") for line in _read_text(rel).splitlines() if line.strip()]
     for lineno, row in enumerate(rows, 1):
@@ -138,13 +138,14 @@ def _cpu() -> _Table:
         table = np.array(numeric, dtype=np.float64)
     except ValueError as exc:
         raise ValueError(f"{rel}: non-numeric value in a numeric column ({exc})") from None
-    return table[:, :-1].copy(), table[:, -1].copy(), _MACHINE_COLUMNS[_MACHINE_FEATURES]
+    names = _MACHINE_COLUMNS[_MACHINE_FEATURES] + [_MACHINE_COLUMNS[_MACHINE_TARGET]]
+    return _split_target(table, names)
 
 
-def _arff_loader(rel: str) -> Callable[[], _Table]:
-    def load() -> _Table:
+def _arff_loader(rel: str) -> Callable[[], Table]:
+    def load() -> Table:
         names, table = read_numeric_arff(_read_text(rel), rel)
-        return table[:, :-1].copy(), table[:, -1].copy(), names[:-1]
+        return _split_target(table, names)
 
     return load
 
@@ -193,7 +194,7 @@ def read_numeric_arff(text: str, source: str) -> tuple[list[str], np.ndarray]:
     raise ValueError(f"{source}: no @data section")
 
 
-_LOADERS: dict[str, Callable[[], _Table]] = {
+_LOADERS: dict[str, Callable[[], Table]] = {
     "boston": _boston,
     "wine": _wine,
     "insurance": _insurance,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -65,10 +64,11 @@ def _fit_one(X: np.ndarray, y: np.ndarray, kernel: str, seed: int, restarts: int
     }
 
 
-def _one_d_figure(out: Path, random_state: Any) -> tuple[str, dict]:
+def _one_d_figure(out: Path, random_state: int) -> tuple[str, dict]:
     """Boston: median value against LSTAT alone, Matérn-5/2 GP, mean ± 2σ and samples."""
-    X, y, names = load_uci("boston", return_feature_names=True)
-    x = X[:, [names.index("LSTAT")]]
+    boston = load_uci("boston")
+    X, y = boston.X, boston.y
+    x = X[:, [boston.feature_names.index("LSTAT")]]
     xm, xs, ym, ys = x.mean(), x.std(), y.mean(), y.std()
     gp = GaussianProcessRegressor(Matern(lengthscale=1.0, nu=2.5), noise=0.1)
     gp.fit((x - xm) / xs, (y - ym) / ys)
@@ -115,15 +115,16 @@ def _one_d_figure(out: Path, random_state: Any) -> tuple[str, dict]:
     title="GP regression on UCI data (RBF and Matérn-5/2, ARD)",
     source="assignment §2 (Algorithm 2, eqs. 2.2-2.6)",
 )
-def run(quick: bool, out: Path, random_state: Any) -> dict:
+def run(quick: bool, out: Path, random_state: int) -> dict:
     datasets = ["boston", "cpu"] if quick else ["boston", "wine", "cpu"]
     split_seeds = seeds(random_state, 1 if quick else 5)
     restarts = 0 if quick else 2
     rows, raw = [], {}
     for name in datasets:
-        X0, y0 = load_uci(name)
-        X, y = _unique_records(X0, y0)
-        label = name if len(X) == len(X0) else f"{name} ({len(X)} unique of {len(X0)})"
+        table = load_uci(name)
+        X, y = _unique_records(table.X, table.y)
+        n_rows = len(table.X)
+        label = name if len(X) == n_rows else f"{name} ({len(X)} unique of {n_rows})"
         for kernel in KERNELS:
             runs = [_fit_one(X, y, kernel, s, restarts) for s in split_seeds]
             r = {}

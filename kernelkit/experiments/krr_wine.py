@@ -85,8 +85,9 @@ def _one_split(X: np.ndarray, y: np.ndarray, quick: bool, seed: int) -> dict[str
     title="Kernel ridge regression (RBF) on red-wine quality",
     source="lecture notes: kernel ridge regression in the dual",
 )
-def run(quick: bool, out: Path, random_state: Any) -> dict:
-    X, y = load_uci("wine")
+def run(quick: bool, out: Path, random_state: int) -> dict:
+    wine = load_uci("wine")
+    X, y = wine.X, wine.y
     runs = [_one_split(X, y, quick, s) for s in seeds(random_state, 1 if quick else 10)]
     keys = ["rmse_kernelkit", "rmse_sklearn", "rmse_linear_ridge", "rmse_mean"]
     summary = {

@@ -7,19 +7,21 @@ not, built so that 1-WL cannot tell the two graphs of a pair apart. This experim
    counts, after every iteration, the pairs whose colour histograms are equal
    (WL-indistinguishable), and, as a control, how many pairs of graphs from *different*
    pairs WL separates;
-2. trains the WL-subtree SVM for each ``h`` with folds that keep the two graphs of a pair
-   together: the twins have identical features and opposite labels, so each pair
-   contributes exactly one error wherever it lands, and train and test accuracy are 50%
-   for every ``h`` — refinement never separates the twins, however long it runs;
+2. trains the WL-subtree SVM for each depth ``n_iter`` (``h`` in the assignment) with
+   folds that keep the two graphs of a pair together: the twins have identical features
+   and opposite labels, so each pair contributes exactly one error wherever it lands, and
+   train and test accuracy are 50% for every ``n_iter`` — refinement never separates the
+   twins, however long it runs;
 3. states the complexity asked in Q1.6 and checks it by timing the feature computation
-   against the number of graphs ``N``, the graph size ``n``, the degree ``d`` and ``h``,
-   and the Gram matrix against ``N``, with least-squares slopes on log–log axes.
+   against the number of graphs ``N``, the graph size ``n``, the degree ``d`` and
+   ``n_iter``, and the Gram matrix against ``N``, with least-squares slopes on log–log
+   axes.
 
 Q1.6: with hashing or sorting of the neighbour multisets, the features cost
-``O(N h n d)`` (one pass over every adjacency entry per iteration; sorting adds a
-``log(nd)`` factor), and the kernel matrix ``O(N^2 L)`` for dense features of length
-``L`` (``O(N^2 n h)`` with sparse ones, as a graph has at most ``n`` colours per
-iteration). Timings in the output are wall-clock on a shared machine.
+``O(N h n d)`` for ``h = n_iter`` iterations (one pass over every adjacency entry per
+iteration; sorting adds a ``log(nd)`` factor), and the kernel matrix ``O(N^2 L)`` for
+dense features of length ``L`` (``O(N^2 n h)`` with sparse ones, as a graph has at most
+``n`` colours per iteration). Timings in the output are wall-clock on a shared machine.
 """
 
 from __future__ import annotations
@@ -73,26 +75,26 @@ def _pair_counts(graphs: list) -> dict[str, Any]:
         "control_indistinguishable": control_equal,
         "spot_check_distinguishable_first_3_pairs": spot,
         "refinement_seconds": seconds,
-        "twins_distinguished_by_h": twins_apart,
-        "controls_distinguished_by_h": controls_apart,
+        "twins_distinguished_by_n_iter": twins_apart,
+        "controls_distinguished_by_n_iter": controls_apart,
     }
 
 
-class _AccuracyVsH(TypedDict):
-    h: list[int]
+class _AccuracyVsDepth(TypedDict):
+    n_iter: list[int]
     train: list[float]
     test: list[float]
 
 
-def _accuracy_vs_h(
-    graphs: list, y: np.ndarray, h_values: list[int], n_folds: int, C: float
-) -> _AccuracyVsH:
-    grams = graph_grams(graphs, "wl", h_values)
+def _accuracy_vs_n_iter(
+    graphs: list, y: np.ndarray, n_iter_values: list[int], n_folds: int, C: float
+) -> _AccuracyVsDepth:
+    grams = graph_grams(graphs, "wl", n_iter_values)
     groups = np.arange(len(y)) // 2  # the two graphs of a pair stay in the same fold
     folds = list(GroupKFold(n_splits=n_folds).split(np.zeros(len(y)), y, groups))
     train_acc, test_acc = [], []
-    for h in h_values:
-        K = grams[h]
+    for n_iter in n_iter_values:
+        K = grams[n_iter]
         tr_acc, te_acc = [], []
         for tr, te in folds:
             clf = KernelSVC(kernel="precomputed", C=C).fit(K[np.ix_(tr, tr)], y[tr])
@@ -100,7 +102,7 @@ def _accuracy_vs_h(
             te_acc.append(np.mean(clf.predict(K[np.ix_(te, tr)]) == y[te]))
         train_acc.append(100 * float(np.mean(tr_acc)))
         test_acc.append(100 * float(np.mean(te_acc)))
-    return {"h": h_values, "train": train_acc, "test": test_acc}
+    return {"n_iter": n_iter_values, "train": train_acc, "test": test_acc}
 
 
 def _random_graphs(n_graphs: int, n: int, d: int, rng: np.random.RandomState) -> list:
@@ -137,12 +139,11 @@ def _slope(x: list[float], t: list[float]) -> float:
 
 def _timings(graphs: list, quick: bool, rng: np.random.RandomState) -> dict[str, Any]:
     reps = 2 if quick else 3
-    h = 3
 
-    def features(gs: list, hh: int = h, node_label: str | None = "label") -> sparse.csr_matrix:
+    def features(gs: list, n_iter: int = 3, node_label: str | None = "label") -> sparse.csr_matrix:
         """EXP graphs carry node labels; the random graphs, bare matrices, start from
         their degrees (node_label=None)."""
-        return WeisfeilerLehman(hh, normalize=False, node_label=node_label).fit_transform(gs)
+        return WeisfeilerLehman(n_iter, normalize=False, node_label=node_label).fit_transform(gs)
 
     out: dict[str, Any] = {}
 
@@ -167,14 +168,17 @@ def _timings(graphs: list, quick: bool, rng: np.random.RandomState) -> dict[str,
         "t": [_best_time(lambda g=dense[d]: features(g, node_label=None), reps) for d in ds],
     }
 
-    hs = [1, 2, 4, 8] if quick else [1, 2, 4, 8, 16]
+    depths = [1, 2, 4, 8] if quick else [1, 2, 4, 8, 16]
     base = reps_of[2400]
-    out["h"] = {"x": hs, "t": [_best_time(lambda hh=hh: features(base, hh), reps) for hh in hs]}
+    out["n_iter"] = {
+        "x": depths,
+        "t": [_best_time(lambda k=k: features(base, k), reps) for k in depths],
+    }
     for v in out.values():
         v["slope"] = _slope(v["x"], v["t"])
-    # h enters linearly on top of a fixed parsing cost: fit t = a + b h as well
-    b, a = np.polyfit(out["h"]["x"], out["h"]["t"], 1)
-    out["h"]["per_iteration_s"], out["h"]["fixed_s"] = float(b), float(a)
+    # n_iter enters linearly on top of a fixed parsing cost: fit t = a + b n_iter as well
+    b, a = np.polyfit(out["n_iter"]["x"], out["n_iter"]["t"], 1)
+    out["n_iter"]["per_iteration_s"], out["n_iter"]["fixed_s"] = float(b), float(a)
     return out
 
 
@@ -183,44 +187,38 @@ def _timings(graphs: list, quick: bool, rng: np.random.RandomState) -> dict[str,
     title="EXP: where the WL kernel fails, and what it costs",
     source="assignment Q1.6 (complexity) and Q1.7 (EXP at 50%); Abboud et al. (2021)",
 )
-def run(quick: bool, out: Path, random_state: Any) -> dict:
-    rng = np.random.RandomState(random_state if isinstance(random_state, int) else 0)
+def run(quick: bool, out: Path, random_state: int) -> dict:
+    rng = np.random.RandomState(random_state)
     graphs, y = load_exp()
     pairs = _pair_counts(graphs)
-    h_values = list(range(5)) if quick else list(range(9))
-    acc = _accuracy_vs_h(graphs, y, h_values, 3 if quick else 10, C=1.0)
+    n_iter_values = list(range(5)) if quick else list(range(9))
+    acc = _accuracy_vs_n_iter(graphs, y, n_iter_values, 3 if quick else 10, C=1.0)
     timing = _timings(graphs, quick, rng)
 
     fig, axes = new_figure(1, 2, width=4.0, height=3.2)
     ax = axes[0, 0]
-    its = np.arange(len(pairs["twins_distinguished_by_h"]))
-    ax.plot(
-        its,
-        100 * np.array(pairs["controls_distinguished_by_h"]) / pairs["control_pairs"],
-        "o-",
-        color=COLORS[2],
-        label="control pairs (graph 2k vs 2k + 2)",
-    )
-    ax.plot(
-        its,
-        100 * np.array(pairs["twins_distinguished_by_h"]) / pairs["n_pairs"],
-        "s-",
-        color=COLORS[3],
-        label="EXP twins (graph 2k vs 2k + 1)",
-    )
+    its = np.arange(len(pairs["twins_distinguished_by_n_iter"]))
+    for key, total, marker, colour, label in (
+        ("controls", "control_pairs", "o-", COLORS[2], "control pairs (graph 2k vs 2k + 2)"),
+        ("twins", "n_pairs", "s-", COLORS[3], "EXP twins (graph 2k vs 2k + 1)"),
+    ):
+        apart = np.array(pairs[f"{key}_distinguished_by_n_iter"])
+        ax.plot(its, 100 * apart / pairs[total], marker, color=colour, label=label)
     ax.set(
-        xlabel="WL iterations h",
+        xlabel="WL iterations n_iter",
         ylabel="pairs told apart (%)",
         ylim=(-5, 105),
         title="colour refinement to stability",
     )
     ax.legend(loc="center right")
     ax = axes[0, 1]
-    ax.plot(acc["h"], acc["train"], "o-", label="train", color=COLORS[0], ms=8)
-    ax.plot(acc["h"], acc["test"], "s--", label="test (pairs kept together)", color=COLORS[1], ms=4)
+    ax.plot(acc["n_iter"], acc["train"], "o-", label="train", color=COLORS[0], ms=8)
+    ax.plot(
+        acc["n_iter"], acc["test"], "s--", label="test (pairs kept together)", color=COLORS[1], ms=4
+    )
     ax.axhline(50, color="0.5", lw=0.8, ls=":", label="chance")
     ax.set(
-        xlabel="WL iterations h",
+        xlabel="WL iterations n_iter",
         ylabel="accuracy (%)",
         ylim=(0, 100),
         title="WL-subtree SVM (C = 1) on EXP",
@@ -230,9 +228,9 @@ def run(quick: bool, out: Path, random_state: Any) -> dict:
 
     fig, axes = new_figure(1, 3, width=3.4, height=3.0)
     panels = [
-        ("N", "number of graphs N (EXP, repeated)", "features, h = 3"),
-        ("n", "nodes per graph n (10 graphs, degree ≤ 4)", "features, h = 3"),
-        ("d", "degree d (10 graphs, n = 2000)", "features, h = 3"),
+        ("N", "number of graphs N (EXP, repeated)", "features, n_iter = 3"),
+        ("n", "nodes per graph n (10 graphs, degree ≤ 4)", "features, n_iter = 3"),
+        ("d", "degree d (10 graphs, n = 2000)", "features, n_iter = 3"),
     ]
     for ax, (key, xlabel, what) in zip(axes[0], panels, strict=True):
         v = timing[key]
@@ -250,15 +248,15 @@ def run(quick: bool, out: Path, random_state: Any) -> dict:
 
     t = timing
     rows = [
-        ["features vs N (graphs)", "1 (O(N h n d))", f"{t['N']['slope']:.2f}"],
+        ["features vs N (graphs)", "1 (O(N n_iter n d))", f"{t['N']['slope']:.2f}"],
         ["features vs n (nodes per graph)", "1", f"{t['n']['slope']:.2f}"],
         ["features vs d (degree)", "1 (+ log d from sorting)", f"{t['d']['slope']:.2f}"],
         [
-            "features vs h",
+            "features vs n_iter",
             "1 on top of parsing",
-            f"{t['h']['slope']:.2f} "
-            f"({1000 * t['h']['per_iteration_s']:.1f} ms per iteration + "
-            f"{1000 * t['h']['fixed_s']:.0f} ms fixed)",
+            f"{t['n_iter']['slope']:.2f} "
+            f"({1000 * t['n_iter']['per_iteration_s']:.1f} ms per iteration + "
+            f"{1000 * t['n_iter']['fixed_s']:.0f} ms fixed)",
         ],
         ["Gram matrix vs N", "2 (O(N² L))", f"{t['gram_N']['slope']:.2f}"],
     ]
@@ -267,7 +265,7 @@ def run(quick: bool, out: Path, random_state: Any) -> dict:
         f"1-WL-indistinguishable (stable after {pairs['iterations_to_stability']} iterations; "
         f"{pairs['control_pairs'] - pairs['control_indistinguishable']}/{pairs['control_pairs']}"
         f" non-twin controls separated); test accuracy {_span(acc['test'])} for "
-        f"h = 0..{h_values[-1]} (chance: 50%); feature time slope "
+        f"n_iter = 0..{n_iter_values[-1]} (chance: 50%); feature time slope "
         f"{t['N']['slope']:.2f} in N, {t['n']['slope']:.2f} in n",
         "figures": figs,
         "tables": {
@@ -287,11 +285,11 @@ def run(quick: bool, out: Path, random_state: Any) -> dict:
                     ]
                 ],
             },
-            "accuracy (%) of the WL-subtree SVM (C = 1) against h": {
-                "columns": ["h", "train", "test"],
+            "accuracy (%) of the WL-subtree SVM (C = 1) against n_iter": {
+                "columns": ["n_iter", "train", "test"],
                 "rows": [
-                    [h, f"{a:.1f}", f"{b:.1f}"]
-                    for h, a, b in zip(acc["h"], acc["train"], acc["test"], strict=True)
+                    [n, f"{a:.1f}", f"{b:.1f}"]
+                    for n, a, b in zip(acc["n_iter"], acc["train"], acc["test"], strict=True)
                 ],
             },
             "Q1.6: cost of the WL kernel, expected vs fitted log–log slope": {
@@ -300,9 +298,9 @@ def run(quick: bool, out: Path, random_state: Any) -> dict:
             },
         },
         "pairs": pairs,
-        "accuracy_vs_h": acc,
+        "accuracy_vs_n_iter": acc,
         "timing": timing,
-        "complexity": "features O(N h n d) (sorting: × log(n d)); kernel matrix O(N² L)",
+        "complexity": "features O(N n_iter n d) (sorting: × log(n d)); kernel matrix O(N² L)",
         "why": "each EXP pair is 1-WL-indistinguishable: colour refinement gives the twins "
         "identical colour histograms at every iteration, so their WL features are identical "
         "and no kernel machine on them can do better than one error per pair (50%)",

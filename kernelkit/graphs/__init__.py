@@ -19,7 +19,8 @@ tested:
 ``sparse_gram``         ``gram``: Gram matrices of sparse features (dense / sparse split)
 ``normalize``           ``normalize_gram``, ``normalize_rows`` (cosine normalisation)
 ``classify``            nested cross-validation with a precomputed-kernel SVM
-``cli``                 ``kernelkit graph-classify``
+``cli``                 ``kernelkit graph-classify`` (``register``, found by
+                        :mod:`kernelkit.cli`)
 ======================  ================================================================
 
 The names below are imported on first use (PEP 562), so that the command line can import
@@ -34,7 +35,13 @@ from kernelkit._lazy import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "classify": ["GraphCVResult", "cross_validate_graphs", "graph_grams"],
+        "classify": [
+            "GraphCVResult",
+            "ParameterSelection",
+            "cross_validate_graphs",
+            "graph_grams",
+            "select_parameters",
+        ],
         "features": ["EdgeHistogram", "VertexHistogram", "WeisfeilerLehman", "wl_kernel"],
         "normalize": ["normalize_gram", "normalize_rows"],
         "shortest_path": ["ShortestPath"],

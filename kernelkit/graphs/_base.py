@@ -33,12 +33,18 @@ class GraphFeatures(TransformerMixin, BaseEstimator):
     by ``sqrt(k(G, G))`` (see :mod:`kernelkit.graphs.normalize`), so ``X @ Y.T`` is the
     cosine-normalised kernel.
 
-    Subclasses implement ``_check_params``, ``_fit_counts(batch)`` and
-    ``_transform_counts(batch)``, each returning ``(counts, sq_norms)``, and may name their
-    columns in ``_feature_names()``.
+    Subclasses implement ``_fit_counts(batch)`` and ``_transform_counts(batch)``, each
+    returning ``(counts, sq_norms)``, and may name their columns in ``_feature_names()``.
+    The constructor takes ``normalize`` and ``node_label``; a subclass with more
+    parameters stores them after ``super().__init__`` and checks them after
+    ``super()._check_params()``.
     """
 
-    def _check_common(self) -> None:
+    def __init__(self, *, normalize: bool = True, node_label: str | None = "label"):
+        self.normalize = normalize
+        self.node_label = node_label
+
+    def _check_params(self) -> None:
         check_bool(self.normalize, "normalize")
         check_attribute_name(self.node_label, "node_label")
 
@@ -122,9 +128,6 @@ class GraphFeatures(TransformerMixin, BaseEstimator):
         return "degree" if not self.uses_labels_ else str(self.node_label)
 
     # to be provided by subclasses
-    def _check_params(self) -> None:  # pragma: no cover
-        raise NotImplementedError
-
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
         raise NotImplementedError  # pragma: no cover
 

@@ -2,23 +2,23 @@
 
 The protocol of the WL-kernel literature (Shervashidze et al. 2011) and of the assignment's
 Q1.5 ("parameter search using a validation set"): stratified ``k``-fold cross-validation
-outside; inside each training fold, ``h`` and ``C`` are chosen on validation splits of
-that training fold only; the chosen pair is refitted on the whole training fold and
-scored once on the test fold.
+outside; inside each training fold, the WL depth ``n_iter`` (``h`` in the papers) and
+``C`` are chosen on validation splits of that training fold only; the chosen pair is
+refitted on the whole training fold and scored once on the test fold.
 
 Kernels are computed once on all graphs: a WL / histogram / shortest-path kernel value
 ``k(G, G')`` depends on ``G`` and ``G'`` only (colours are canonical functions of the
 rooted unfolding trees, and normalisation uses each graph's own ``k(G, G)``), so slicing
 this Gram matrix is identical to fitting the features on the training fold and mapping
 the test fold into them. No label of a test fold is seen before its single scoring, and
-the WL subtree features are computed once for the largest ``h``: the kernel for each
-smaller ``h`` sums a prefix of the per-iteration Gram blocks.
+the WL subtree features are computed once for the largest ``n_iter``: the kernel for
+each smaller ``n_iter`` sums a prefix of the per-iteration Gram blocks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,43 +44,46 @@ from .sparse_gram import gram
 __all__ = [
     "KERNELS",
     "GraphCVResult",
+    "ParameterSelection",
     "graph_grams",
     "cross_validate_graphs",
     "select_parameters",
     "DEFAULT_C",
-    "DEFAULT_H",
+    "DEFAULT_N_ITER_VALUES",
 ]
 
 #: Kernel names accepted by :func:`graph_grams` and ``kernelkit graph-classify``.
 KERNELS = ("wl", "wl-final", "vertex", "edge", "shortest-path")
 #: The C grid of the issue: 10^-3 .. 10^3.
 DEFAULT_C = tuple(float(c) for c in 10.0 ** np.arange(-3, 4))
-#: The WL depths searched by default (``graph_grams``' default ``h_values``).
-DEFAULT_H = range(7)
-#: The kernels that have a depth ``h``.
+#: The WL depths searched by default (``graph_grams``' default ``n_iter_values``).
+DEFAULT_N_ITER_VALUES = range(7)
+#: The kernels that have a depth ``n_iter``.
 WL_KERNELS = ("wl", "wl-final")
+_GRAMS_EXPECTED = "grams must be a non-empty dict {n_iter: Gram matrix} (see graph_grams)"
 
 
 def graph_grams(
     graphs: Any,
     kernel: str = "wl",
-    h_values: Iterable[int] = DEFAULT_H,
+    n_iter_values: Iterable[int] = DEFAULT_N_ITER_VALUES,
     *,
     normalize: bool = True,
     node_label: str | None = "label",
     edge_label: str | None = "label",
 ) -> dict[int | None, np.ndarray]:
-    """Gram matrices of ``graphs`` for every ``h`` (WL kernels) or the one of a base kernel.
+    """Gram matrices of ``graphs`` for every depth ``n_iter`` (WL kernels), or the one
+    Gram matrix of a base kernel.
 
     Parameters
     ----------
     graphs : list
     kernel : {"wl", "wl-final", "vertex", "edge", "shortest-path"}, default="wl"
-        ``"wl"`` is the WL subtree kernel (iterations ``0..h``), ``"wl-final"`` the
+        ``"wl"`` is the WL subtree kernel (iterations ``0..n_iter``), ``"wl-final"`` the
         assignment's last-iteration-only variant.
-    h_values : iterable of int, default=range(7)
-        The ``h`` to return (WL kernels only: giving it for another kernel is an error).
-        Features are computed once, for ``max(h_values)``.
+    n_iter_values : iterable of int, default=range(7)
+        The WL depths ``n_iter`` to return (WL kernels only: giving it for another kernel
+        is an error). Features are computed once, for ``max(n_iter_values)``.
     normalize : bool, default=True
     node_label : str or None, default="label"
         Node attribute holding the labels (every node must have it); ``None``: degrees.
@@ -91,7 +94,7 @@ def graph_grams(
     Returns
     -------
     dict
-        ``{h: K_h}`` for the WL kernels, ``{None: K}`` otherwise.
+        ``{n_iter: K}`` for the WL kernels, ``{None: K}`` otherwise.
 
     Examples
     --------
@@ -104,28 +107,28 @@ def graph_grams(
     check_in(kernel, "kernel", KERNELS)
     normalize = check_bool(normalize, "normalize")
     if kernel in WL_KERNELS:
-        hs = _check_h_values(h_values)
-        wl = WeisfeilerLehman(hs[-1], normalize=False, node_label=node_label)
+        depths = _check_n_iter_values(n_iter_values)
+        wl = WeisfeilerLehman(depths[-1], normalize=False, node_label=node_label)
         X = wl.fit_transform(graphs)
         off = wl.feature_offsets_
         out: dict[int | None, np.ndarray] = {}
         previous = None
-        for i in range(hs[-1] + 1):
+        for i in range(depths[-1] + 1):
             K = gram(X[:, off[i] : off[i + 1]])  # iteration i's block <phi_i, phi_i'>
             if kernel == "wl" and previous is not None:
-                K += previous  # the subtree kernel for h = i sums iterations 0..i
-            if previous is not None and i - 1 in hs and normalize:
+                K += previous  # the subtree kernel for n_iter = i sums iterations 0..i
+            if previous is not None and i - 1 in depths and normalize:
                 normalize_gram(previous, copy=False)  # done accumulating into it
-            if i in hs:
+            if i in depths:
                 out[i] = K
             previous = K
         if normalize:
-            normalize_gram(out[hs[-1]], copy=False)
+            normalize_gram(out[depths[-1]], copy=False)
         return out
-    if h_values is not DEFAULT_H:
+    if n_iter_values is not DEFAULT_N_ITER_VALUES:
         raise ValueError(
-            f"h_values applies to the WL kernels ({', '.join(WL_KERNELS)}) only; the "
-            f"{kernel!r} kernel has no depth: leave h_values out"
+            f"n_iter_values applies to the WL kernels ({', '.join(WL_KERNELS)}) only; the "
+            f"{kernel!r} kernel has no depth: leave n_iter_values out"
         )
     transformer: GraphFeatures
     if kernel == "edge":
@@ -139,20 +142,43 @@ def graph_grams(
     return {None: gram(transformer.fit_transform(graphs))}
 
 
-def _check_h_values(h_values: Any) -> list[int]:
-    """The distinct depths in ``h_values``, sorted; a clear error for anything else."""
-    if isinstance(h_values, (str, bytes)) or not isinstance(h_values, Iterable):
+def _check_n_iter_values(n_iter_values: Any) -> list[int]:
+    """The distinct depths in ``n_iter_values``, sorted; a clear error for anything else."""
+    if isinstance(n_iter_values, (str, bytes)) or not isinstance(n_iter_values, Iterable):
         raise TypeError(
-            "h_values must be an iterable of integers >= 0 (e.g. range(7)), got "
-            f"{type(h_values).__name__}"
+            "n_iter_values must be an iterable of integers >= 0 (e.g. range(7)), got "
+            f"{type(n_iter_values).__name__}"
         )
-    hs = sorted({check_int(h, "h_values entries", minimum=0) for h in h_values})
-    if not hs:
-        raise ValueError("h_values is empty; give at least one number of iterations")
-    return hs
+    depths = sorted({check_int(n, "n_iter_values entries", minimum=0) for n in n_iter_values})
+    if not depths:
+        raise ValueError("n_iter_values is empty; give at least one number of iterations")
+    return depths
 
 
-@dataclass
+@dataclass(frozen=True)
+class ParameterSelection:
+    """The outcome of :func:`select_parameters`: the chosen WL depth and SVM ``C``.
+
+    Attributes
+    ----------
+    n_iter : int or None
+        The chosen WL depth (a key of the ``grams`` searched; ``None`` for a kernel
+        without one).
+    C : float
+        The chosen SVM ``C``.
+    validation_accuracy : float
+        The mean validation accuracy of the chosen pair (the best of ``scores``).
+    scores : dict
+        ``{n_iter: [mean validation accuracy for each C of C_values]}``: the whole grid.
+    """
+
+    n_iter: int | None
+    C: float
+    validation_accuracy: float
+    scores: dict[int | None, list[float]]
+
+
+@dataclass(frozen=True)
 class GraphCVResult:
     """Outcome of :func:`cross_validate_graphs`.
 
@@ -160,15 +186,15 @@ class GraphCVResult:
     ----------
     accuracies : ndarray, shape (n_folds,)
         Test accuracy of each outer fold.
-    chosen : list of dict
-        Per fold, the selected ``h`` (``None`` for kernels without one), ``C`` and the
-        mean validation accuracy that chose them.
+    chosen : list of ParameterSelection
+        Per fold, the selected ``n_iter`` (``None`` for kernels without one) and ``C``,
+        with the validation accuracies that chose them.
     folds : list of (train, test) index arrays
     """
 
     accuracies: np.ndarray
-    chosen: list[dict[str, Any]] = field(default_factory=list)
-    folds: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    chosen: list[ParameterSelection]
+    folds: list[tuple[np.ndarray, np.ndarray]]
 
     @property
     def mean(self) -> float:
@@ -186,13 +212,13 @@ class GraphCVResult:
 
 
 def _inner_splits(
-    y: np.ndarray, inner_folds: int, validation_size: float, seed: int
+    y: np.ndarray, inner_folds: int, validation_size: float, random_state: Any
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Validation splits of a training fold (positions within it)."""
     if inner_folds == 1:
-        splitter = StratifiedShuffleSplit(1, test_size=validation_size, random_state=seed)
+        splitter = StratifiedShuffleSplit(1, test_size=validation_size, random_state=random_state)
     else:
-        splitter = StratifiedKFold(inner_folds, shuffle=True, random_state=seed)
+        splitter = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
     return list(splitter.split(np.zeros(len(y)), y))
 
 
@@ -215,34 +241,58 @@ def select_parameters(
     *,
     inner_folds: int = 1,
     validation_size: float = 0.2,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """Choose ``h`` and ``C`` using the graphs ``train_idx`` only.
+    random_state: Any = 0,
+) -> ParameterSelection:
+    """Choose ``n_iter`` and ``C`` using the graphs ``train_idx`` only.
 
-    Every ``(h, C)`` is scored by its mean accuracy over validation splits of
+    Every ``(n_iter, C)`` is scored by its mean accuracy over validation splits of
     ``train_idx`` (one stratified split of ``validation_size`` when ``inner_folds == 1``,
     else stratified ``inner_folds``-fold); ties go to the first in grid order (smaller
-    ``h``, then smaller ``C``).
+    ``n_iter``, then smaller ``C``).
+
+    Parameters
+    ----------
+    grams : dict
+        ``{n_iter: K}`` from :func:`graph_grams`.
+    y : ndarray of shape (n_graphs,)
+    train_idx : ndarray of int
+        The graphs the choice may look at (rows and columns of each ``K``, labels).
+    C_values : sequence of float
+    inner_folds : int, default=1
+    validation_size : float in (0, 1), default=0.2
+    random_state : int, RandomState or None, default=0
+        Seeds the validation splits.
 
     Returns
     -------
-    dict with keys ``h``, ``C``, ``validation_accuracy``, ``grid`` (h -> list of scores).
+    ParameterSelection
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.datasets import load_tu
+    >>> graphs, y = load_tu("MUTAG")
+    >>> grams = graph_grams(graphs, "wl", [1, 2])
+    >>> choice = select_parameters(grams, y, np.arange(100), [1.0, 10.0], random_state=0)
+    >>> choice.n_iter in (1, 2), choice.C in (1.0, 10.0), sorted(choice.scores)
+    (True, True, [1, 2])
     """
+    if not isinstance(grams, dict) or not grams:
+        raise ValueError(_GRAMS_EXPECTED)
+    rng = check_random_state(random_state)
     train_idx = np.asarray(train_idx)
     y_train = y[train_idx]
-    splits = _inner_splits(y_train, inner_folds, validation_size, seed)
-    best: dict[str, Any] = {"validation_accuracy": -1.0}
-    grid = {}
-    for h, K in grams.items():
+    splits = _inner_splits(y_train, inner_folds, validation_size, rng)
+    best: tuple[int | None, float, float] = (None, np.nan, -1.0)
+    scores = {}
+    for n_iter, K in grams.items():
         K_train = K[np.ix_(train_idx, train_idx)]  # nothing outside the training fold
         per_split = [_accuracies(K_train, y_train, tr, va, C_values) for tr, va in splits]
-        scores = np.mean(per_split, axis=0).tolist()
-        grid[h] = scores
-        j = int(np.argmax(scores))
-        if scores[j] > best["validation_accuracy"]:
-            best = {"h": h, "C": float(C_values[j]), "validation_accuracy": scores[j]}
-    best["grid"] = grid
-    return best
+        scores[n_iter] = np.mean(per_split, axis=0).tolist()
+        j = int(np.argmax(scores[n_iter]))
+        if scores[n_iter][j] > best[2]:
+            best = (n_iter, float(C_values[j]), scores[n_iter][j])
+    return ParameterSelection(*best, scores=scores)
 
 
 def cross_validate_graphs(
@@ -261,7 +311,8 @@ def cross_validate_graphs(
     Parameters
     ----------
     grams : dict
-        ``{h: K_h}`` from :func:`graph_grams` (one entry for kernels without ``h``).
+        ``{n_iter: K}`` from :func:`graph_grams` (one entry, ``None``, for kernels
+        without a depth).
     y : array of shape (n_graphs,)
         Class labels (at least two classes).
     C_values : sequence of float, default=10^-3 .. 10^3
@@ -301,16 +352,16 @@ def cross_validate_graphs(
     True
     """
     if not isinstance(grams, dict) or not grams:
-        raise ValueError("grams must be a non-empty dict {h: Gram matrix} (see graph_grams)")
+        raise ValueError(_GRAMS_EXPECTED)
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one class label per graph), got shape {y.shape}")
     n = len(y)
-    for h, K in grams.items():
+    for n_iter, K in grams.items():
         if np.shape(K) != (n, n):
-            raise ValueError(f"grams[{h!r}] has shape {np.shape(K)}, expected ({n}, {n})")
+            raise ValueError(f"grams[{n_iter!r}] has shape {np.shape(K)}, expected ({n}, {n})")
         if not np.isfinite(np.asarray(K, dtype=np.float64)).all():
-            raise ValueError(f"grams[{h!r}] contains NaN or infinity")
+            raise ValueError(f"grams[{n_iter!r}] contains NaN or infinity")
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     inner_folds = check_int(inner_folds, "inner_folds", minimum=1)
     validation_size = check_fraction(validation_size, "validation_size")
@@ -333,10 +384,10 @@ def cross_validate_graphs(
             C_values,
             inner_folds=inner_folds,
             validation_size=validation_size,
-            seed=inner_seed,
+            random_state=inner_seed,
         )
-        accuracies.append(_accuracies(grams[best["h"]], y, train, test, [best["C"]])[0])
-        chosen.append({k: best[k] for k in ("h", "C", "validation_accuracy")})
+        accuracies.append(_accuracies(grams[best.n_iter], y, train, test, [best.C])[0])
+        chosen.append(best)
     return GraphCVResult(np.array(accuracies), chosen, folds)
 
 

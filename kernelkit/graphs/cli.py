@@ -1,7 +1,7 @@
 """``kernelkit graph-classify``: nested cross-validation of a graph kernel SVM.
 
-Wired into the ``kernelkit`` command through ``kernelkit.cli.COMMANDS``
-(``_add_graph_classify``).
+:func:`register` adds the subcommand; :mod:`kernelkit.cli` finds it (as it finds every
+``kernelkit/<area>/cli.py``) when it builds the ``kernelkit`` parser.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["KERNELS", "_add_graph_classify"]
+__all__ = ["KERNELS", "register"]
 
 #: Spelled out so that building the parser does not import networkx, SciPy and
 #: scikit-learn for every ``kernelkit`` command (a test checks it against ``classify``).
@@ -22,12 +22,13 @@ WL_KERNELS = ("wl", "wl-final")
 DEFAULT_N_ITER = 6
 
 
-def _add_graph_classify(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``graph-classify`` subcommand (and its handler) to ``subparsers``."""
+    p = subparsers.add_parser(
         "graph-classify",
         help="graph classification with a graph kernel SVM (nested cross-validation)",
         description="Stratified k-fold cross-validation of a C-SVM (libsvm) on a graph kernel. "
-        "Inside each training fold, h (WL kernels) and C are chosen on a validation split of "
+        "Inside each training fold, n_iter (WL kernels) and C are chosen on a validation split of "
         "that fold only; the test fold is used once. Prints mean ± std test accuracy. Node "
         "(edge) labels are used when the dataset has them; otherwise the output says that "
         "node degrees (endpoint label pairs) are used instead.",
@@ -40,12 +41,10 @@ def _add_graph_classify(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kernel", choices=KERNELS, default="wl", help="graph kernel (default wl)")
     p.add_argument(
         "--n-iter",
-        "--iterations",
-        dest="n_iter",
         type=int,
         default=None,
-        metavar="H",
-        help=f"WL kernels only: largest iteration count searched, h in 0..H "
+        metavar="N_ITER",
+        help=f"WL kernels only: the largest depth searched, n_iter in 0..N_ITER "
         f"(default {DEFAULT_N_ITER})",
     )
     p.add_argument("--folds", type=int, default=10, help="outer CV folds (default 10)")
@@ -96,26 +95,30 @@ def _seconds(t: float) -> str:
 
 def _check_args(args: argparse.Namespace) -> tuple[float, ...]:
     """Refuse flags out of range or that do not apply to the kernel; return the C grid."""
+    from kernelkit.cli import UsageError
+
     from .classify import DEFAULT_C
 
     if args.n_iter is not None and args.kernel not in WL_KERNELS:
-        raise ValueError(
-            f"--n-iter/--iterations applies to the WL kernels ({', '.join(WL_KERNELS)}) only; "
+        raise UsageError(
+            f"--n-iter applies to the WL kernels ({', '.join(WL_KERNELS)}) only; "
             f"the {args.kernel} kernel has no iterations: leave the flag out"
         )
     if args.n_iter is not None and args.n_iter < 0:
-        raise ValueError(f"--n-iter/--iterations must be >= 0, got {args.n_iter}")
+        raise UsageError(f"--n-iter must be >= 0, got {args.n_iter}")
     if args.folds < 2:
-        raise ValueError(f"--folds must be >= 2, got {args.folds}")
+        raise UsageError(f"--folds must be >= 2, got {args.folds}")
     if args.inner_folds < 1:
-        raise ValueError(f"--inner-folds must be >= 1, got {args.inner_folds}")
+        raise UsageError(f"--inner-folds must be >= 1, got {args.inner_folds}")
     C_values = tuple(args.C) if args.C else DEFAULT_C
     if any(not (np.isfinite(c) and c > 0) for c in C_values):
-        raise ValueError(f"--C values must be finite and > 0, got {list(C_values)}")
+        raise UsageError(f"--C values must be finite and > 0, got {list(C_values)}")
     return C_values
 
 
 def _cmd_graph_classify(args: argparse.Namespace) -> int:
+    from kernelkit.cli import UsageError
+
     from .classify import cross_validate_graphs, graph_grams
 
     C_values = _check_args(args)
@@ -124,7 +127,7 @@ def _cmd_graph_classify(args: argparse.Namespace) -> int:
     t_load = time.perf_counter() - t0
     classes, counts = np.unique(y, return_counts=True)
     if counts.min() < args.folds:
-        raise ValueError(
+        raise UsageError(
             f"--folds {args.folds} is more than the smallest class of {name} "
             f"({counts.min()} graphs)"
         )
@@ -143,7 +146,7 @@ def _cmd_graph_classify(args: argparse.Namespace) -> int:
     wl = args.kernel in WL_KERNELS
     n_iter = DEFAULT_N_ITER if args.n_iter is None else args.n_iter
     if wl:
-        kwargs["h_values"] = range(n_iter + 1)
+        kwargs["n_iter_values"] = range(n_iter + 1)
 
     t1 = time.perf_counter()
     grams = graph_grams(graphs, args.kernel, **kwargs)
@@ -163,7 +166,7 @@ def _cmd_graph_classify(args: argparse.Namespace) -> int:
         f"{name}: {len(graphs)} graphs, {len(classes)} classes; kernel {args.kernel} "
         f"({'; '.join(used)})"
     )
-    grid = f"h in 0..{n_iter}, " if wl else ""
+    grid = f"n_iter in 0..{n_iter}, " if wl else ""
     cs = ", ".join(f"{c:g}" for c in C_values)
     how = (
         "a stratified 20% validation split"
@@ -172,12 +175,12 @@ def _cmd_graph_classify(args: argparse.Namespace) -> int:
     )
     print(f"selection by {how} of each training fold: {grid}C in {{{cs}}}")
     for k, (acc, ch) in enumerate(zip(res.accuracies, res.chosen, strict=True)):
-        h = "" if ch["h"] is None else f"h={ch['h']} "
+        depth = "" if ch.n_iter is None else f"n_iter={ch.n_iter} "
         print(
-            f"  fold {k + 1:2d}: test accuracy {100 * acc:5.1f} %  ({h}C={ch['C']:g}, "
-            f"validation {100 * ch['validation_accuracy']:.1f} %)"
+            f"  fold {k + 1:2d}: test accuracy {100 * acc:5.1f} %  ({depth}C={ch.C:g}, "
+            f"validation {100 * ch.validation_accuracy:.1f} %)"
         )
-    what = f"kernel matrices (h = 0..{n_iter})" if wl else "kernel matrix"
+    what = f"kernel matrices (n_iter = 0..{n_iter})" if wl else "kernel matrix"
     print(
         f"accuracy {100 * res.mean:.1f} ± {100 * res.std:.1f} % over {args.folds} folds "
         f"(loading {_seconds(t_load)}, {what} {_seconds(t_kernel)}, "

@@ -36,9 +36,9 @@ class WeisfeilerLehman(GraphFeatures):
     Parameters
     ----------
     n_iter : int >= 0, default=3
-        The number of refinement iterations ``h``.
+        The number of refinement iterations (``h`` in Algorithm 1).
     variant : {"subtree", "final"}, default="subtree"
-        ``"subtree"`` concatenates the histograms of iterations ``0..h`` (the WL subtree
+        ``"subtree"`` concatenates the histograms of iterations ``0..n_iter`` (the WL subtree
         kernel of Shervashidze et al. 2011: ``k = sum_i <phi_i(G), phi_i(G')>``);
         ``"final"`` keeps the last iteration only (the assignment's simplification, Fig. 2).
     normalize : bool, default=True
@@ -60,13 +60,13 @@ class WeisfeilerLehman(GraphFeatures):
     vocabulary_ : Vocabulary
         The initial colours (labels or degrees) seen in ``fit``.
     signatures_ : list of Signatures
-        Per iteration ``1..h``, the signature of every fitted colour.
-    n_colours_ : ndarray of int, shape (h + 1,)
+        Per iteration ``1..n_iter``, the signature of every fitted colour.
+    n_colours_ : ndarray of int, shape (n_iter + 1,)
         Number of fitted colours per iteration.
-    feature_offsets_ : ndarray of int, shape (h + 2,)
+    feature_offsets_ : ndarray of int, shape (n_iter + 2,)
         For ``"subtree"``, the columns of iteration ``i`` are
         ``feature_offsets_[i]:feature_offsets_[i + 1]`` (so the features for a smaller
-        ``h`` are a column prefix); for ``"final"``, ``[0, n_colours_[h]]``.
+        ``n_iter`` are a column prefix); for ``"final"``, ``[0, n_colours_[n_iter]]``.
     n_features_out_ : int
 
     See Also
@@ -76,11 +76,12 @@ class WeisfeilerLehman(GraphFeatures):
 
     Notes
     -----
-    ``n_iter=h`` is the number of refinements, ``h`` in Algorithm 1, giving histograms of
-    iterations ``0..h``. GraKeL's ``WeisfeilerLehman(n_iter=h)`` keeps ``n_iter + 1``
-    histograms internally (``_n_iter = n_iter + 1``), i.e. the same iterations ``0..h``:
-    the two compute the same kernel (checked entrywise in the tests and the benchmark).
-    Cost: ``O(h m log m)`` for ``m`` adjacency entries over all graphs (one sort per
+    ``n_iter`` is the number of refinements, ``h`` in Algorithm 1, giving histograms of
+    iterations ``0..n_iter``. GraKeL's ``WeisfeilerLehman(n_iter=n_iter)`` keeps
+    ``n_iter + 1`` histograms internally (``_n_iter = n_iter + 1``), i.e. the same
+    iterations ``0..n_iter``: the two compute the same kernel (checked entrywise in the
+    tests and the benchmark).
+    Cost: ``O(n_iter m log m)`` for ``m`` adjacency entries over all graphs (one sort per
     iteration), linear in the number of graphs; the Gram matrix is a sparse product
     (assignment Q1.6).
 
@@ -105,23 +106,22 @@ class WeisfeilerLehman(GraphFeatures):
         base: str = "histogram",
         node_label: str | None = "label",
     ):
+        super().__init__(normalize=normalize, node_label=node_label)
         self.n_iter = n_iter
         self.variant = variant
-        self.normalize = normalize
         self.base = base
-        self.node_label = node_label
 
     def _check_params(self) -> None:
         check_int(self.n_iter, "n_iter", minimum=0)
         check_in(self.variant, "variant", ("subtree", "final"))
         check_in(self.base, "base", ("histogram",))
-        self._check_common()
+        super()._check_params()
 
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
         self.uses_labels_ = self.node_label is not None
         self.vocabulary_, colours = fit_codes(initial_colours(batch))
         hists, self.signatures_ = self._histograms(batch, colours, [None] * self.n_iter)
-        self.n_colours_ = np.array([h.shape[1] for h, _ in hists])
+        self.n_colours_ = np.array([counts.shape[1] for counts, _ in hists])
         if self.variant == "final":
             self.feature_offsets_ = np.array([0, self.n_colours_[-1]])
         else:
@@ -151,13 +151,13 @@ class WeisfeilerLehman(GraphFeatures):
         """The final histogram, or all of them side by side (their norms add up)."""
         if self.variant == "final":
             return hists[-1]
-        counts = sparse.hstack([h for h, _ in hists], format="csr")
+        counts = sparse.hstack([c for c, _ in hists], format="csr")
         return counts, np.sum([sq for _, sq in hists], axis=0)
 
     def _feature_names(self) -> list[str]:
         """``iter0_<label>=<value>`` for the initial colours, ``iter<i>_colour<k>`` after."""
-        h = len(self.n_colours_) - 1  # as fitted (n_iter and variant may be set since)
-        iterations = range(h + 1) if len(self.feature_offsets_) == h + 2 else [h]
+        last = len(self.n_colours_) - 1  # as fitted (n_iter and variant may be set since)
+        iterations = range(last + 1) if len(self.feature_offsets_) == last + 2 else [last]
         names = []
         for i in iterations:
             if i == 0:
@@ -171,7 +171,7 @@ class WeisfeilerLehman(GraphFeatures):
 class VertexHistogram(GraphFeatures):
     """Vertex-label histogram: ``k(G, G') = sum_l n_l(G) n_l(G')`` over node labels ``l``.
 
-    The WL kernel with ``h = 0`` (and GraKeL's ``VertexHistogram``). With
+    The WL kernel with ``n_iter=0`` (and GraKeL's ``VertexHistogram``). With
     ``node_label=None`` the degree is the label, as in Algorithm 1.
 
     Parameters
@@ -193,13 +193,6 @@ class VertexHistogram(GraphFeatures):
     >>> vh.fit_transform([nx.path_graph(3)]).toarray().tolist(), vh.get_feature_names_out()
     ([[2.0, 1.0]], array(['degree=1', 'degree=2'], dtype=object))
     """
-
-    def __init__(self, *, normalize: bool = True, node_label: str | None = "label"):
-        self.normalize = normalize
-        self.node_label = node_label
-
-    def _check_params(self) -> None:
-        self._check_common()
 
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
         self.uses_labels_ = self.node_label is not None
@@ -262,12 +255,11 @@ class EdgeHistogram(GraphFeatures):
         node_label: str | None = "label",
         edge_label: str | None = "label",
     ):
-        self.normalize = normalize
-        self.node_label = node_label
+        super().__init__(normalize=normalize, node_label=node_label)
         self.edge_label = edge_label
 
     def _check_params(self) -> None:
-        self._check_common()
+        super()._check_params()
         check_attribute_name(self.edge_label, "edge_label")
 
     def _parse_node_label(self) -> str | None:
@@ -325,7 +317,7 @@ class EdgeHistogram(GraphFeatures):
 
 def wl_kernel(
     graphs: Any,
-    h: int = 3,
+    n_iter: int = 3,
     *,
     variant: str = "subtree",
     normalize: bool = True,
@@ -337,8 +329,8 @@ def wl_kernel(
     ----------
     graphs : list
         networkx graphs or sparse adjacency matrices (see :class:`WeisfeilerLehman`).
-    h : int >= 0, default=3
-        Number of WL iterations.
+    n_iter : int >= 0, default=3
+        Number of WL refinement iterations (``h`` in Algorithm 1).
     variant : {"subtree", "final"}, default="subtree"
     normalize : bool, default=True
         Cosine normalisation (:func:`~kernelkit.graphs.normalize_gram`).
@@ -351,13 +343,13 @@ def wl_kernel(
     Examples
     --------
     >>> import networkx as nx
-    >>> K = wl_kernel([nx.path_graph(4), nx.star_graph(3)], h=1, normalize=False,
+    >>> K = wl_kernel([nx.path_graph(4), nx.star_graph(3)], n_iter=1, normalize=False,
     ...               node_label=None)
     >>> K.tolist()
     [[16.0, 6.0], [6.0, 20.0]]
     """
-    h = check_int(h, "h", minimum=0)
+    n_iter = check_int(n_iter, "n_iter", minimum=0)
     normalize = check_bool(normalize, "normalize")
-    wl = WeisfeilerLehman(h, variant=variant, normalize=False, node_label=node_label)
+    wl = WeisfeilerLehman(n_iter, variant=variant, normalize=False, node_label=node_label)
     K = gram(wl.fit_transform(graphs))  # raw counts: an exact float32 product where it fits
     return normalize_gram(K, copy=False) if normalize else K

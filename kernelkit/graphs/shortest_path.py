@@ -11,6 +11,8 @@ product of the triplet histograms. Distances come from
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import shortest_path
@@ -21,19 +23,28 @@ from ._labels import combine_codes, fit_codes, split_key, transform_codes
 from .histograms import code_histogram
 from .wl import initial_colours
 
-__all__ = ["ShortestPath", "path_triplets"]
+__all__ = ["PathTriplets", "ShortestPath", "path_triplets"]
 
 
-def path_triplets(batch: GraphBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """All ordered pairs of distinct, connected nodes and their distances.
+@dataclass(frozen=True)
+class PathTriplets:
+    """The ordered pairs of distinct, connected nodes of a graph batch and their distances.
 
-    Returns
-    -------
+    Attributes
+    ----------
     u, v : ndarray of int64
         Global node ids, ``u != v``, grouped by graph.
-    dist : ndarray of int64
+    distance : ndarray of int64
         Number of edges on a shortest ``u``–``v`` path.
     """
+
+    u: np.ndarray
+    v: np.ndarray
+    distance: np.ndarray
+
+
+def path_triplets(batch: GraphBatch) -> PathTriplets:
+    """All ordered pairs of distinct, connected nodes of ``batch`` and their distances."""
     us, vs, ds = [], [], []
     for g in range(batch.n_graphs):
         n = int(batch.sizes[g])
@@ -48,8 +59,8 @@ def path_triplets(batch: GraphBatch) -> tuple[np.ndarray, np.ndarray, np.ndarray
         ds.append(D[u, v].astype(np.int64))
     if not us:
         empty = np.empty(0, np.int64)
-        return empty, empty, empty
-    return np.concatenate(us), np.concatenate(vs), np.concatenate(ds)
+        return PathTriplets(empty, empty, empty)
+    return PathTriplets(np.concatenate(us), np.concatenate(vs), np.concatenate(ds))
 
 
 class ShortestPath(GraphFeatures):
@@ -83,34 +94,33 @@ class ShortestPath(GraphFeatures):
     ['path_degree=(1, 1, 2)', 'path_degree=(1, 2, 1)', 'path_degree=(2, 1, 1)']
     """
 
-    def __init__(self, *, normalize: bool = True, node_label: str | None = "label"):
-        self.normalize = normalize
-        self.node_label = node_label
-
-    def _check_params(self) -> None:
-        self._check_common()
-
-    def _keys(self, batch: GraphBatch, node_codes: np.ndarray, triplets: tuple) -> np.ndarray:
-        u, v, d = triplets
+    def _counts(
+        self, batch: GraphBatch, node_codes: np.ndarray, *, fit: bool
+    ) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """Histograms of the ``(code u, code v, distance)`` keys; ``fit`` learns their codes."""
+        paths = path_triplets(batch)
+        if fit:
+            self.max_distance_ = int(paths.distance.max()) if len(paths.distance) else 0
         k = len(self.node_vocabulary_)
-        return combine_codes([node_codes[u], node_codes[v], d], [k, k, self.max_distance_ + 1])
+        keys = combine_codes(
+            [node_codes[paths.u], node_codes[paths.v], paths.distance],
+            [k, k, self.max_distance_ + 1],
+        )
+        if fit:
+            self.vocabulary_, codes = fit_codes(keys)
+        else:
+            codes = transform_codes(self.vocabulary_, keys)
+        owner = batch.graph_of_node[paths.u]
+        return code_histogram(codes, owner, batch.n_graphs, len(self.vocabulary_))
 
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
         self.uses_labels_ = self.node_label is not None
         self.node_vocabulary_, node_codes = fit_codes(initial_colours(batch))
-        triplets = path_triplets(batch)
-        self.max_distance_ = int(triplets[2].max()) if len(triplets[2]) else 0
-        self.vocabulary_, codes = fit_codes(self._keys(batch, node_codes, triplets))
-        owner = batch.graph_of_node[triplets[0]]
-        return code_histogram(codes, owner, batch.n_graphs, len(self.vocabulary_))
+        return self._counts(batch, node_codes, fit=True)
 
     def _transform_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
         raw = node_raw_labels(batch, self.uses_labels_)
-        triplets = path_triplets(batch)
-        keys = self._keys(batch, transform_codes(self.node_vocabulary_, raw), triplets)
-        codes = transform_codes(self.vocabulary_, keys)
-        owner = batch.graph_of_node[triplets[0]]
-        return code_histogram(codes, owner, batch.n_graphs, len(self.vocabulary_))
+        return self._counts(batch, transform_codes(self.node_vocabulary_, raw), fit=False)
 
     def _feature_names(self) -> list[str]:
         """``path_<node_label>=(<label u>, <label v>, <distance>)``."""

@@ -189,25 +189,26 @@ def initial_colours(batch: GraphBatch) -> np.ndarray:
 
 
 def wl_colours(
-    graphs: Any, h: int | None = None, *, node_label: str | None = "label"
+    graphs: Any, n_iter: int | None = None, *, node_label: str | None = "label"
 ) -> list[np.ndarray]:
-    """The WL colourings of ``graphs`` after iterations ``0..h`` (Algorithm 1).
+    """The WL colourings of ``graphs`` after iterations ``0..n_iter`` (Algorithm 1).
 
     Parameters
     ----------
     graphs : list
         networkx graphs (node attribute ``node_label``), sparse adjacency matrices or
         ``(adjacency, labels)`` pairs, undirected.
-    h : int >= 0 or None, default=None
-        Number of iterations; ``None`` refines until the colouring is stable (the number
-        of colours stops growing), which is the 1-WL isomorphism test's end point.
+    n_iter : int >= 0 or None, default=None
+        Number of refinement iterations (``h`` in Algorithm 1); ``None`` refines until the
+        colouring is stable (the number of colours stops growing), which is the 1-WL
+        isomorphism test's end point.
     node_label : str or None, default="label"
         Node attribute holding the initial colour (every node must have it); ``None``
         starts from the degree.
 
     Returns
     -------
-    list of ndarray of int64, each of shape (h + 1, n_nodes_g)
+    list of ndarray of int64, each of shape (n_iter + 1, n_nodes_g)
         ``out[g][i, v]`` is the colour of node ``v`` of graph ``g`` after ``i`` iterations.
         Colours of one iteration are shared across all graphs (equal colour, equal rooted
         unfolding tree of depth ``i``); colours of different iterations are unrelated
@@ -216,29 +217,29 @@ def wl_colours(
     Examples
     --------
     >>> import networkx as nx
-    >>> out = wl_colours([nx.path_graph(3)], h=1, node_label=None)
+    >>> out = wl_colours([nx.path_graph(3)], n_iter=1, node_label=None)
     >>> out[0].tolist()  # degrees 1, 2, 1; then end, middle, end
     [[0, 1, 0], [0, 1, 0]]
     """
-    if h is not None:
-        h = check_int(h, "h", minimum=0)
+    if n_iter is not None:
+        n_iter = check_int(n_iter, "n_iter", minimum=0)
     batch = graph_batch(graphs, node_label=node_label)
-    history = refine(batch, h)
+    history = refine(batch, n_iter)
     stacked = np.vstack(history)
     return np.split(stacked, batch.node_offsets[1:-1], axis=1)
 
 
-def refine(batch: GraphBatch, h: int | None) -> list[np.ndarray]:
-    """Colours after iterations ``0..h`` (``h=None``: until stable) of a whole batch."""
+def refine(batch: GraphBatch, n_iter: int | None) -> list[np.ndarray]:
+    """Colours after iterations ``0..n_iter`` (``None``: until stable) of a whole batch."""
     _, colours = fit_codes(initial_colours(batch))
     groups = degree_groups(batch.indptr, batch.indices)
     history = [colours]
     n_classes = len(np.unique(colours))
-    limit = h if h is not None else max(batch.n_nodes, 1)
+    limit = n_iter if n_iter is not None else max(batch.n_nodes, 1)
     for _ in range(limit):
         colours, table = refine_step(colours, groups)
         history.append(colours)
-        if h is None:
+        if n_iter is None:
             if table.n_colours == n_classes:  # the partition did not split: stable
                 break
             n_classes = table.n_colours
@@ -246,16 +247,17 @@ def refine(batch: GraphBatch, h: int | None) -> list[np.ndarray]:
 
 
 def wl_distinguishable(
-    G1: Any, G2: Any, h: int | None = None, *, node_label: str | None = "label"
+    G1: Any, G2: Any, n_iter: int | None = None, *, node_label: str | None = "label"
 ) -> bool:
-    """Whether ``h`` iterations of 1-WL tell ``G1`` and ``G2`` apart.
+    """Whether ``n_iter`` iterations of 1-WL tell ``G1`` and ``G2`` apart.
 
     The graphs are refined together (shared colours); they are distinguished when their
-    colour histograms differ after ``h`` iterations (the histogram after iteration ``i``
-    determines those of earlier iterations, as the own colour is part of each signature).
-    ``h=None`` refines to stability: ``False`` then means 1-WL cannot distinguish them at
-    all (they may still be non-isomorphic, e.g. a 6-cycle and two triangles).
-    ``node_label`` is as in :func:`wl_colours` (``None``: structure only, from degrees).
+    colour histograms differ after ``n_iter`` iterations (the histogram after iteration
+    ``i`` determines those of earlier iterations, as the own colour is part of each
+    signature). ``n_iter=None`` refines to stability: ``False`` then means 1-WL cannot
+    distinguish them at all (they may still be non-isomorphic, e.g. a 6-cycle and two
+    triangles). ``node_label`` is as in :func:`wl_colours` (``None``: structure only, from
+    degrees).
 
     Examples
     --------
@@ -263,10 +265,10 @@ def wl_distinguishable(
     >>> two_triangles = nx.disjoint_union(nx.cycle_graph(3), nx.cycle_graph(3))
     >>> wl_distinguishable(nx.cycle_graph(6), two_triangles, node_label=None)
     False
-    >>> wl_distinguishable(nx.path_graph(4), nx.star_graph(3), node_label=None)
+    >>> wl_distinguishable(nx.path_graph(4), nx.star_graph(3), n_iter=0, node_label=None)
     True
     """
-    out = wl_colours([G1, G2], h, node_label=node_label)
+    out = wl_colours([G1, G2], n_iter, node_label=node_label)
     a, b = out[0][-1], out[1][-1]
     if len(a) != len(b):
         return True

@@ -173,8 +173,29 @@ def test_mnist():
 # ---------------------------------------------------------------- tables
 
 
+def _table(name):
+    table = load_uci(name)
+    return table.X, table.y, table.feature_names
+
+
+def test_load_uci_returns_a_frozen_table():
+    import dataclasses
+
+    table = load_uci("cpu")
+    assert isinstance(table, kd.Table) and dataclasses.is_dataclass(table)
+    assert [f.name for f in dataclasses.fields(table)] == ["X", "y", "feature_names"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        table.X = None
+    assert len(table.feature_names) == table.X.shape[1] and len(table.y) == len(table.X)
+    # one return type: no flag, no tuple to unpack
+    with pytest.raises(TypeError, match="return_feature_names"):
+        load_uci("cpu", return_feature_names=True)
+    with pytest.raises(TypeError):
+        _, _ = load_uci("cpu")
+
+
 def test_boston():
-    X, y, names = load_uci("boston", return_feature_names=True)
+    X, y, names = _table("boston")
     assert X.shape == (506, 13) and y.shape == (506,)
     assert X.dtype == y.dtype == np.float64
     assert y.mean() == pytest.approx(22.5328, abs=1e-4)
@@ -185,7 +206,7 @@ def test_boston():
 
 
 def test_wine():
-    X, y, names = load_uci("WINE", return_feature_names=True)
+    X, y, names = _table("WINE")
     assert X.shape == (1599, 11)
     assert Counter(y.astype(int).tolist()) == {3: 10, 4: 53, 5: 681, 6: 638, 7: 199, 8: 18}
     assert names[0] == "fixed acidity" and names[-1] == "alcohol"
@@ -195,14 +216,14 @@ def test_wine():
 
 
 def test_insurance():
-    X, y, names = load_uci("insurance", return_feature_names=True)
+    X, y, names = _table("insurance")
     assert X.shape == (5822, 85)
     assert int(y.sum()) == 348 and set(np.unique(y)) == {0.0, 1.0}
     assert names[0] == "MOSTYPE" and names[-1] == "ABYSTAND" and len(names) == 85
 
 
 def test_cpu():
-    X, y, names = load_uci("cpu", return_feature_names=True)
+    X, y, names = _table("cpu")
     assert X.shape == (209, 6) and y.shape == (209,)
     assert names == ["MYCT", "MMIN", "MMAX", "CACH", "CHMIN", "CHMAX"]
     with open(DATA / "computer_hardware" / "machine.data", newline="") as fh:
@@ -212,8 +233,8 @@ def test_cpu():
 
 
 def test_cpu_act_and_cpu_small():
-    Xa, ya, names_a = load_uci("cpu_act", return_feature_names=True)
-    Xs, ys, names_s = load_uci("cpu_small", return_feature_names=True)
+    Xa, ya, names_a = _table("cpu_act")
+    Xs, ys, names_s = _table("cpu_small")
     assert Xa.shape == (8192, 21) and Xs.shape == (8192, 12)
     assert names_a[0] == "lread" and "class" not in names_a and "class" not in names_s
     # cpu_small is cpu_act without the paging columns (README cross-check).
@@ -233,7 +254,8 @@ def test_load_uci_unknown_name_lists_valid_names():
 
 
 def test_classic3():
-    docs, labels = load_classic3()
+    corpus = load_classic3()
+    docs, labels = corpus.documents, corpus.labels
     assert 3891 <= len(docs) <= 3893 and len(labels) == len(docs)
     counts = Counter(labels.tolist())
     assert counts["MED"] == 1033 and counts["CISI"] == 1460
@@ -246,23 +268,37 @@ def test_classic3():
 
 
 def test_classic3_empty_cranfield_records_and_ids():
-    docs, labels, ids = load_classic3(drop_empty=False, return_ids=True)
+    corpus = load_classic3(drop_empty=False)
+    docs, labels, ids = corpus.documents, corpus.labels, corpus.ids
     assert len(docs) == 3893
     empty = [(labels[i], int(ids[i])) for i, d in enumerate(docs) if not d]
     assert empty == [("CRAN", 471), ("CRAN", 995)]
     for name, n in (("MED", 1033), ("CISI", 1460), ("CRAN", 1400)):
         assert ids[labels == name].tolist() == list(range(1, n + 1))
-    kept, kept_labels, kept_ids = load_classic3(return_ids=True)
-    assert len(kept) == 3891 and 471 not in kept_ids[kept_labels == "CRAN"]
+    kept = load_classic3()
+    assert len(kept.documents) == 3891 and 471 not in kept.ids[kept.labels == "CRAN"]
+    assert len(kept.ids) == len(kept.labels) == 3891 and kept.ids.dtype == np.int64
 
 
-@pytest.mark.parametrize("kwargs", [{"drop_empty": "no"}, {"drop_empty": 0}, {"return_ids": 1}])
+def test_load_classic3_returns_a_frozen_corpus():
+    import dataclasses
+
+    corpus = load_classic3()
+    assert isinstance(corpus, kd.Corpus)
+    assert [f.name for f in dataclasses.fields(corpus)] == ["documents", "labels", "ids"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        corpus.labels = None
+    with pytest.raises(TypeError, match="return_ids"):
+        load_classic3(return_ids=True)
+
+
+@pytest.mark.parametrize("kwargs", [{"drop_empty": "no"}, {"drop_empty": 0}])
 def test_classic3_booleans_are_checked(kwargs):
     # before: drop_empty='no' is truthy and dropped the empty records
     (name,) = kwargs
     with pytest.raises(TypeError, match=f"{name} must be a bool, got"):
         load_classic3(**kwargs)
-    assert len(load_classic3(drop_empty=np.bool_(False))[0]) == 3893
+    assert len(load_classic3(drop_empty=np.bool_(False)).documents) == 3893
 
 
 # ---------------------------------------------------------------- catalog
@@ -275,8 +311,8 @@ def _shape_string(name, data):
         nodes, edges = _totals(data[0])
         return f"{len(data[0])} graphs, {nodes} nodes, {edges} edges"
     if name == "classic3":
-        return f"{len(data[0])} documents"
-    return f"{data[0].shape[0]} x {data[0].shape[1]}"
+        return f"{len(data.documents)} documents"
+    return f"{data.X.shape[0]} x {data.X.shape[1]}"
 
 
 def test_catalog_shapes_agree_with_loaders():
@@ -295,7 +331,10 @@ def test_catalog_shapes_agree_with_loaders():
         "cpu_small",
         "classic3",
     ]
+    import dataclasses
+
     for entry in entries:
+        assert dataclasses.is_dataclass(entry) and not isinstance(entry, tuple)
         assert entry.kind and entry.source
         assert entry.shape == _shape_string(entry.name, load_dataset(entry.name)), entry.name
 
@@ -328,7 +367,9 @@ def test_unknown_catalog_name(func):
 def test_public_api():
     assert sorted(kd.__all__) == sorted(
         [
+            "Corpus",
             "DatasetInfo",
+            "Table",
             "catalog",
             "load_classic3",
             "load_dataset",
@@ -342,3 +383,13 @@ def test_public_api():
     )
     for name in kd.__all__:
         assert getattr(kd, name).__doc__
+
+
+@pytest.mark.parametrize("module", ["catalog", "classic3", "exp", "mnist", "tu", "uci"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(f"kernelkit.datasets.{module}")
+    result = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

@@ -17,7 +17,8 @@ def test_unique_records_keeps_first_of_each_in_order():
 
 
 def test_wine_duplicates_dropped_and_noise_stays_away_from_zero():
-    X, y = load_uci("wine")
+    wine = load_uci("wine")
+    X, y = wine.X, wine.y
     Xu, yu = _unique_records(X, y)
     assert (len(X), len(Xu)) == (1599, 1359)
     # With the 240 duplicate records left in, ML-II drives the noise to its lower bound.

@@ -194,17 +194,19 @@ def test_multigraph_rejected():
 
 
 @pytest.mark.parametrize("bad", [-1, -3])
-def test_negative_h(bad):
+def test_negative_n_iter(bad):
     with pytest.raises(ValueError, match="n_iter must be >= 0"):
         WeisfeilerLehman(bad).fit([nx.path_graph(3)])
-    with pytest.raises(ValueError, match="h must be >= 0"):
-        wl_kernel([nx.path_graph(3)], bad, node_label=None)
+    with pytest.raises(ValueError, match="n_iter must be >= 0"):
+        wl_kernel([nx.path_graph(3)], n_iter=bad, node_label=None)
 
 
 @pytest.mark.parametrize("bad", [2.5, 3.0, "3", None, True])
-def test_non_integer_h(bad):
+def test_non_integer_n_iter(bad):
     with pytest.raises(TypeError, match="n_iter must be an integer"):
         WeisfeilerLehman(bad).fit([nx.path_graph(3)])
+    with pytest.raises(TypeError, match="n_iter must be an integer"):
+        wl_kernel([nx.path_graph(3)], n_iter=bad, node_label=None)
 
 
 def test_unknown_variant_and_base():

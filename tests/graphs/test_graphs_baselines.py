@@ -160,3 +160,41 @@ def test_edge_fitted_with_labels_transform_without_rejected():
     nx.set_node_attributes(H, "C", "label")
     with pytest.raises(ValueError, match="labelled edges"):
         t.transform([H])
+
+
+def test_path_triplets_is_a_frozen_record_matching_networkx():
+    import dataclasses
+
+    from kernelkit.graphs._convert import graph_batch
+    from kernelkit.graphs.shortest_path import PathTriplets, path_triplets
+
+    graphs = [nx.path_graph(4), nx.empty_graph(1), nx.cycle_graph(5)]
+    paths = path_triplets(graph_batch(graphs, node_label=None))
+    assert isinstance(paths, PathTriplets)
+    assert [f.name for f in dataclasses.fields(paths)] == ["u", "v", "distance"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        paths.u = None
+    offsets = np.cumsum([0] + [G.number_of_nodes() for G in graphs])
+    expected = {
+        (int(offsets[g] + a), int(offsets[g] + b), d)
+        for g, G in enumerate(graphs)
+        for a, lengths in nx.all_pairs_shortest_path_length(G)
+        for b, d in lengths.items()
+        if a != b
+    }
+    got = set(zip(paths.u.tolist(), paths.v.tolist(), paths.distance.tolist(), strict=True))
+    assert got == expected and len(paths.u) == len(expected)
+    empty = path_triplets(graph_batch([nx.empty_graph(1)], node_label=None))
+    assert len(empty.u) == len(empty.v) == len(empty.distance) == 0
+
+
+@pytest.mark.parametrize("cls", [VertexHistogram, ShortestPath, EdgeHistogram])
+def test_constructor_parameters_from_the_base_class(cls):
+    # VertexHistogram and ShortestPath take GraphFeatures' constructor as it is; the
+    # others extend it: scikit-learn sees every parameter either way
+    params = cls(normalize=False, node_label=None).get_params()
+    assert params["normalize"] is False and params["node_label"] is None
+    expected = {"normalize", "node_label"} | ({"edge_label"} if cls is EdgeHistogram else set())
+    assert set(params) == expected
+    with pytest.raises(TypeError):
+        cls(False)  # keyword-only

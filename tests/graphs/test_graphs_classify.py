@@ -1,4 +1,4 @@
-"""Nested cross-validation: the test fold never reaches the choice of h and C."""
+"""Nested cross-validation: the test fold never reaches the choice of n_iter and C."""
 
 from __future__ import annotations
 
@@ -27,14 +27,14 @@ def mutag_grams(mutag):
     return grams_of(mutag[0], "wl", range(4))
 
 
-def test_graph_grams_equal_wl_kernel_for_every_h(mutag):
+def test_graph_grams_equal_wl_kernel_for_every_n_iter(mutag):
     graphs, _ = mutag
     for kernel, variant in (("wl", "subtree"), ("wl-final", "final")):
         for normalize in (True, False):
-            grams = grams_of(graphs, kernel, [0, 2, 3], normalize=normalize)
+            grams = grams_of(graphs, kernel, n_iter_values=[0, 2, 3], normalize=normalize)
             assert sorted(grams) == [0, 2, 3]
-            for h, K in grams.items():
-                expected = wl_kernel(graphs, h, variant=variant, normalize=normalize)
+            for n_iter, K in grams.items():
+                expected = wl_kernel(graphs, n_iter=n_iter, variant=variant, normalize=normalize)
                 np.testing.assert_allclose(K, expected, atol=1e-12)
 
 
@@ -95,17 +95,17 @@ def test_choice_is_blind_to_test_fold_labels_and_kernel_values(mutag, mutag_gram
         random_state=1,
     )
     train, test = res.folds[0]
-    choice = classify.select_parameters(mutag_grams, y, train, [0.1, 1.0, 10.0], seed=5)
+    choice = classify.select_parameters(mutag_grams, y, train, [0.1, 1.0, 10.0], random_state=5)
     # poison everything the test fold owns: labels flipped, kernel rows / columns NaN
     y_bad = y.copy()
     y_bad[test] = -y_bad[test]
     poisoned = {}
-    for h, K in mutag_grams.items():
+    for n_iter, K in mutag_grams.items():
         P = K.copy()
         P[test, :] = np.nan
         P[:, test] = np.nan
-        poisoned[h] = P
-    again = classify.select_parameters(poisoned, y_bad, train, [0.1, 1.0, 10.0], seed=5)
+        poisoned[n_iter] = P
+    again = classify.select_parameters(poisoned, y_bad, train, [0.1, 1.0, 10.0], random_state=5)
     assert again == choice
 
 
@@ -116,7 +116,7 @@ def test_cv_accuracy_on_mutag_is_sensible(mutag, mutag_grams):
     )
     assert res.accuracies.shape == (5,)
     assert 0.75 < res.mean <= 1.0  # published WL subtree figures: 85-90 %
-    assert all(c["h"] in mutag_grams and c["C"] in (1.0, 10.0, 100.0) for c in res.chosen)
+    assert all(c.n_iter in mutag_grams and c.C in (1.0, 10.0, 100.0) for c in res.chosen)
     assert "5-fold" in str(res)
 
 
@@ -148,7 +148,7 @@ def test_cv_bad_input(mutag, mutag_grams):
         cross_validate_graphs(mutag_grams, y, validation_size=1.5)
     with pytest.raises(ValueError, match="kernel must be one of"):
         grams_of(mutag[0], "random-walk")
-    with pytest.raises(ValueError, match="h_values is empty"):
+    with pytest.raises(ValueError, match="n_iter_values is empty"):
         grams_of(mutag[0], "wl", [])
 
 
@@ -219,17 +219,17 @@ def test_cv_single_class_bad_y_and_nan_gram():
 def test_graph_grams_bad_arguments(mutag):
     graphs = mutag[0][:10]
     # before: "'NoneType' object is not iterable"
-    with pytest.raises(TypeError, match=r"h_values must be an iterable of integers >= 0"):
+    with pytest.raises(TypeError, match=r"n_iter_values must be an iterable of integers >= 0"):
         grams_of(graphs, "wl", None)
-    with pytest.raises(TypeError, match=r"h_values must be an iterable"):
+    with pytest.raises(TypeError, match=r"n_iter_values must be an iterable"):
         grams_of(graphs, "wl", 3)
-    with pytest.raises(ValueError, match=r"h_values entries must be >= 0, got -1"):
+    with pytest.raises(ValueError, match=r"n_iter_values entries must be >= 0, got -1"):
         grams_of(graphs, "wl", [1, -1])
-    with pytest.raises(TypeError, match=r"h_values entries must be an integer, got float"):
+    with pytest.raises(TypeError, match=r"n_iter_values entries must be an integer, got float"):
         grams_of(graphs, "wl", [1.5])
-    # h_values for a kernel without a depth: refused, not ignored
-    with pytest.raises(ValueError, match=r"h_values applies to the WL kernels .* 'vertex'"):
-        grams_of(graphs, "vertex", [1, 2])
+    # n_iter_values for a kernel without a depth: refused, not ignored
+    with pytest.raises(ValueError, match=r"n_iter_values applies to the WL kernels .* 'vertex'"):
+        grams_of(graphs, "vertex", n_iter_values=[1, 2])
     with pytest.raises(TypeError, match="graphs must be a list of graphs"):
         grams_of(None)
     with pytest.raises(TypeError, match="normalize must be a bool"):
@@ -246,3 +246,68 @@ def test_graph_grams_edge_kernel_labels(mutag):
     assert not np.allclose(by_bond, by_pairs)
     with pytest.raises(ValueError, match="no edge of any graph in graphs has a 'bnd'"):
         grams_of(graphs, "edge", edge_label="bnd")
+
+
+def test_select_parameters_returns_a_frozen_selection(mutag, mutag_grams):
+    import dataclasses
+
+    _, y = mutag
+    train = np.arange(0, len(y), 2)
+    C_values = [0.1, 1.0, 10.0]
+    choice = classify.select_parameters(mutag_grams, y, train, C_values, random_state=3)
+    assert isinstance(choice, classify.ParameterSelection)
+    assert [f.name for f in dataclasses.fields(choice)] == [
+        "n_iter",
+        "C",
+        "validation_accuracy",
+        "scores",
+    ]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        choice.C = 5.0  # type: ignore[misc]
+    # the choice is the first best of the grid, in (n_iter, C) order
+    assert sorted(choice.scores) == sorted(mutag_grams)
+    flat = [
+        (s, n, C)
+        for n in sorted(choice.scores)
+        for C, s in zip(C_values, choice.scores[n], strict=True)
+    ]
+    best = max(s for s, _, _ in flat)
+    first = next((n, C) for s, n, C in flat if s == best)
+    assert (choice.n_iter, choice.C, choice.validation_accuracy) == (*first, best)
+    # random_state seeds the validation split: an int or a RandomState seeded alike agree
+    same = classify.select_parameters(
+        mutag_grams, y, train, C_values, random_state=np.random.RandomState(3)
+    )
+    assert same == choice
+    with pytest.raises(TypeError, match="seed"):
+        classify.select_parameters(mutag_grams, y, train, C_values, seed=3)
+    with pytest.raises(ValueError, match="grams must be a non-empty dict"):
+        classify.select_parameters({}, y, train, C_values)
+
+
+def test_cv_result_is_frozen_and_holds_the_selections(mutag, mutag_grams):
+    import dataclasses
+
+    _, y = mutag
+    res = cross_validate_graphs(
+        mutag_grams, y, C_values=[1.0, 10.0], n_folds=3, show_progress=False, random_state=2
+    )
+    assert all(isinstance(c, classify.ParameterSelection) for c in res.chosen)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.accuracies = np.zeros(3)  # type: ignore[misc]
+    # each fold's test accuracy is that of the chosen (n_iter, C), refitted on the fold
+    for acc, choice, (train, test) in zip(res.accuracies, res.chosen, res.folds, strict=True):
+        K = mutag_grams[choice.n_iter]
+        svc = classify.KernelSVC(kernel="precomputed", C=choice.C)
+        pred = svc.fit(K[np.ix_(train, train)], y[train]).predict(K[np.ix_(test, train)])
+        assert acc == np.mean(pred == y[test])
+
+
+def test_depth_arguments_are_named_n_iter():
+    import inspect
+
+    params = inspect.signature(grams_of).parameters
+    assert "n_iter_values" in params and "h_values" not in params
+    assert "random_state" in inspect.signature(classify.select_parameters).parameters
+    assert classify.DEFAULT_N_ITER_VALUES == range(7)
+    assert not hasattr(classify, "DEFAULT_H")

@@ -8,24 +8,28 @@ import re
 import pytest
 
 from kernelkit import cli
-from kernelkit.graphs.cli import _add_graph_classify
+from kernelkit.graphs.cli import register
 
 
 def run(capsys, *argv):
-    """Through ``kernelkit.cli.main`` once wired into COMMANDS, else a bare parser."""
-    if _add_graph_classify in cli.COMMANDS:
-        code = cli.main(["graph-classify", *argv])
-    else:
-        parser = argparse.ArgumentParser(prog="kernelkit")
-        _add_graph_classify(parser.add_subparsers())
-        args = parser.parse_args(["graph-classify", *argv])
-        try:
-            code = args.handler(args)
-        except ValueError as exc:
-            print(f"kernelkit: error: {exc}", file=__import__("sys").stderr)
-            code = 1
+    """``kernelkit graph-classify ARGV`` through ``kernelkit.cli.main``."""
+    code = cli.main(["graph-classify", *argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_register_adds_graph_classify_to_any_subparsers():
+    parser = argparse.ArgumentParser(prog="kernelkit")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["graph-classify", "--kernel", "vertex", "--folds", "2"])
+    assert args.command == "graph-classify" and args.kernel == "vertex" and args.n_iter is None
+    assert callable(args.handler)
+
+
+def test_graph_classify_is_found_by_the_kernelkit_command():
+    assert "kernelkit.graphs.cli" in cli.area_cli_modules()
+    help_text = cli.build_parser().format_help()
+    assert "graph-classify" in help_text
 
 
 def test_graph_classify_mutag_wl(capsys):
@@ -35,7 +39,7 @@ def test_graph_classify_mutag_wl(capsys):
         "MUTAG",
         "--kernel",
         "wl",
-        "--iterations",
+        "--n-iter",
         "2",
         "--folds",
         "3",
@@ -45,7 +49,8 @@ def test_graph_classify_mutag_wl(capsys):
     )
     assert code == 0
     assert "MUTAG: 188 graphs" in out
-    assert "h in 0..2" in out
+    assert "n_iter in 0..2" in out
+    assert re.search(r"fold  1: test accuracy .* \(n_iter=\d C=", out), out
     assert out.count("fold ") == 3
     last = out.strip().splitlines()[-1]
     assert last.startswith("accuracy ") and "±" in last and "over 3 folds" in last
@@ -68,12 +73,24 @@ _DURATION = r"\d+(\.\d+)? (ms|s)"
 
 
 def test_graph_classify_flag_that_does_not_apply_is_refused(capsys):
-    # before: --iterations ignored silently for the vertex kernel
-    for flag in ("--iterations", "--n-iter"):
-        code, out, err = run(capsys, "--kernel", "vertex", flag, "3", "--folds", "2")
-        assert code == 1 and out == ""
-        assert len(err.strip().splitlines()) == 1
-        assert "--n-iter/--iterations applies to the WL kernels (wl, wl-final) only" in err
+    # before: --iterations ignored silently for the vertex kernel; now a usage error (exit 2)
+    code, out, err = run(capsys, "--kernel", "vertex", "--n-iter", "3", "--folds", "2")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "--n-iter applies to the WL kernels (wl, wl-final) only" in err
+
+
+def test_graph_classify_has_no_iterations_alias(capsys):
+    # the glossary: the depth is --n-iter only
+    with pytest.raises(SystemExit) as exc:
+        run(capsys, "--kernel", "wl", "--iterations", "2")
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --iterations" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["graph-classify", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--n-iter N_ITER" in help_text and "n_iter in 0..N_ITER" in help_text
+    assert "--iterations" not in help_text and " h " not in help_text
 
 
 def test_graph_classify_says_what_it_timed_and_how_it_selected(capsys):
@@ -81,11 +98,11 @@ def test_graph_classify_says_what_it_timed_and_how_it_selected(capsys):
         capsys, "--kernel", "wl", "--n-iter", "1", "--folds", "2", "--inner-folds", "2"
     )
     assert code == 0
-    assert "selection by inner stratified 2-fold CV of each training fold: h in 0..1" in out
+    assert "selection by inner stratified 2-fold CV of each training fold: n_iter in 0..1" in out
     last = out.strip().splitlines()[-1]
     # before: "(kernel 0.0 s, total 0.1 s)"; now each part in units that show its size
     assert re.search(
-        rf"\(loading {_DURATION}, kernel matrices \(h = 0\.\.1\) {_DURATION}, "
+        rf"\(loading {_DURATION}, kernel matrices \(n_iter = 0\.\.1\) {_DURATION}, "
         rf"nested CV {_DURATION}\)$",
         last,
     ), last
@@ -123,7 +140,7 @@ def test_graph_classify_unknown_dataset(capsys, tmp_path):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--iterations", "-1"], "--iterations"),
+        (["--n-iter", "-1"], "--n-iter must be >= 0, got -1"),
         (["--folds", "1"], "--folds"),
         (["--C", "0"], "--C"),
         (["--C", "nan"], "--C"),
@@ -131,9 +148,11 @@ def test_graph_classify_unknown_dataset(capsys, tmp_path):
         (["--folds", "70"], "more than the smallest class of MUTAG"),
     ],
 )
-def test_graph_classify_bad_numbers(capsys, argv, message):
+def test_graph_classify_bad_numbers_are_usage_errors(capsys, argv, message):
+    # exit status 2, as argparse's own errors and the built-in commands' usage errors
     code, _, err = run(capsys, *argv)
-    assert code == 1 and message in err
+    assert code == 2 and message in err
+    assert err.startswith("kernelkit: error:") and len(err.strip().splitlines()) == 1
 
 
 def test_graph_classify_unknown_kernel(capsys):
@@ -149,12 +168,14 @@ def test_kernel_names_match_the_classifier():
 
 
 def test_the_command_line_starts_without_the_heavy_imports():
-    # every `kernelkit` call builds all subparsers: no networkx / SciPy / scikit-learn then
+    # every `kernelkit` call discovers and builds all subparsers: no networkx / SciPy /
+    # scikit-learn then
     import subprocess
     import sys
 
     code = (
-        "import sys; from kernelkit.cli import main; "
+        "import sys; from kernelkit.cli import build_parser; p = build_parser(); "
+        "assert 'graph-classify' in p.format_help(); "
         "print(*(m in sys.modules for m in ('networkx', 'scipy', 'sklearn')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

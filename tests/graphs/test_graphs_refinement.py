@@ -155,7 +155,7 @@ def test_stable_refinement_stops():
     assert out[0].shape[0] - 1 <= 5
 
 
-def test_h_zero_is_the_labels():
+def test_n_iter_zero_is_the_labels():
     G = nx.path_graph(4)
     nx.set_node_attributes(G, {0: 5, 1: 7, 2: 5, 3: 9}, "label")
     (c,) = wl_colours([G], 0)
@@ -164,12 +164,32 @@ def test_h_zero_is_the_labels():
 
 
 @pytest.mark.parametrize("bad", [-1, -5])
-def test_negative_h_rejected(bad):
-    with pytest.raises(ValueError, match="h must be >= 0"):
+def test_negative_n_iter_rejected(bad):
+    with pytest.raises(ValueError, match="n_iter must be >= 0"):
         wl_colours([nx.path_graph(3)], bad)
+    with pytest.raises(ValueError, match="n_iter must be >= 0"):
+        wl_distinguishable(nx.path_graph(3), nx.path_graph(3), n_iter=bad)
 
 
 @pytest.mark.parametrize("bad", [1.5, 2.0, "3", True])
-def test_non_integer_h_rejected(bad):
-    with pytest.raises(TypeError, match="h must be an integer"):
-        wl_colours([nx.path_graph(3)], bad)
+def test_non_integer_n_iter_rejected(bad):
+    with pytest.raises(TypeError, match="n_iter must be an integer"):
+        wl_colours([nx.path_graph(3)], n_iter=bad)
+
+
+def test_depth_is_named_n_iter():
+    # the glossary: the WL depth is n_iter in every function (no h)
+    import inspect
+
+    from kernelkit.graphs import wl_kernel
+
+    for fn in (wl_colours, wl_distinguishable, wl_kernel):
+        params = inspect.signature(fn).parameters
+        assert "n_iter" in params and "h" not in params, fn.__name__
+    path = nx.path_graph(5)
+    by_name = wl_colours([path], n_iter=2, node_label=None)[0]
+    assert by_name.shape == (3, 5)
+    np.testing.assert_array_equal(by_name, wl_colours([path], 2, node_label=None)[0])
+    p6, c3_p3 = nx.path_graph(6), nx.disjoint_union(nx.cycle_graph(3), nx.path_graph(3))
+    assert not wl_distinguishable(p6, c3_p3, n_iter=0, node_label=None)
+    assert wl_distinguishable(p6, c3_p3, n_iter=1, node_label=None)
