@@ -7,13 +7,21 @@ with ``+``, ``*``, a non-negative constant factor, ``**``, :func:`poly`, :func:`
 :func:`compose`. Two 1-D vectors give the number ``k(x, y)``, so a kernel is a valid
 scikit-learn kernel callable (``KernelRidge(kernel=RBF())``, ``Nystroem``, ``SVC``); kernels
 compare equal when their parameters are, and their values are finite for finite inputs.
+
+Each hyperparameter ``x`` has constructor arguments ``x_bounds`` and ``x_prior`` (a
+:class:`Prior`: :class:`GammaPrior`, :class:`LogNormalPrior` or one's own); ``k.log_prior()``
+gives the log-density of the priors and its gradient in ``theta``, for MAP fitting. A new
+kernel subclasses :class:`Kernel` and declares its arguments with :func:`parameter` (see
+the example there).
 """
 
-from kernelkit.kernels.base import Hyperparameter, Kernel, compose, exp, poly
+from kernelkit.kernels.base import Constant, Hyperparameter, Kernel, compose, exp, poly
 from kernelkit.kernels.heuristics import median_heuristic
 from kernelkit.kernels.names import KERNEL_NAMES, resolve_kernel
+from kernelkit.kernels.parameters import parameter
+from kernelkit.kernels.priors import GammaPrior, LogNormalPrior, Prior
 from kernelkit.kernels.sets import Intersection, Precomputed
-from kernelkit.kernels.simple import Angular, Constant, Linear, Polynomial, White
+from kernelkit.kernels.simple import Angular, Linear, Polynomial, White
 from kernelkit.kernels.stationary import RBF, Laplace, Matern, RationalQuadratic, Sinc, Stationary
 
 __all__ = [
@@ -21,14 +29,17 @@ __all__ = [
     "RBF",
     "Angular",
     "Constant",
+    "GammaPrior",
     "Hyperparameter",
     "Intersection",
     "Kernel",
     "Laplace",
     "Linear",
+    "LogNormalPrior",
     "Matern",
     "Polynomial",
     "Precomputed",
+    "Prior",
     "RationalQuadratic",
     "Sinc",
     "Stationary",
@@ -36,6 +47,7 @@ __all__ = [
     "compose",
     "exp",
     "median_heuristic",
+    "parameter",
     "poly",
     "resolve_kernel",
 ]

@@ -4,7 +4,10 @@ A kernel is a callable ``k(X, Y=None) -> ndarray`` of shape ``(len(X), len(Y))``
 ``k.diag(X)``. Hyperparameters are ordinary constructor arguments (``lengthscale``,
 ``variance``, ...). The free ones are exposed together as ``theta``, the vector of their
 logarithms, so that optimisers work on an unconstrained scale and values stay positive
-(as in GPyTorch and GPflow). Gradients are taken with respect to ``theta``.
+(as in GPyTorch and GPflow). Gradients are taken with respect to ``theta``. Each kernel
+class declares its arguments once (:func:`~kernelkit.kernels.parameter`), which gives its
+constructor and its hyperparameters; priors on the hyperparameters
+(:mod:`kernelkit.kernels.priors`) add ``k.log_prior(theta)`` for MAP fitting.
 
 Two gradient routes are offered:
 
@@ -17,7 +20,8 @@ Two gradient routes are offered:
 Kernels combine by the closure rules of Bishop (2006) eqs. 6.13-6.22, which the assignment
 seed lists as its Lemma 1: ``k1 + k2``, ``k1 * k2``, ``c * k`` for a constant ``c >= 0``,
 ``k ** n`` and ``poly(k, coefs)`` with non-negative coefficients, ``exp(k)``, and
-``compose(k, phi)`` for a kernel on a feature map.
+``compose(k, phi)`` for a kernel on a feature map. The constant kernel lives here too,
+since ``k + c`` builds one.
 
 Values and gradients are finite for finite inputs and hyperparameters. A kernel knows a
 bound on its values (``variance`` for a stationary kernel); where that bound is beyond the
@@ -34,12 +38,20 @@ import inspect
 import math
 import numbers
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from kernelkit._validation import check_array, check_noise_bounds, check_positive
+from kernelkit.kernels.parameters import (
+    Hyperparameter,
+    Parameter,
+    declared_parameters,
+    init_signature,
+    make_init,
+    parameter,
+)
+from kernelkit.kernels.priors import Prior
 
 #: Largest float64; a kernel whose value bound is below it cannot overflow.
 _FMAX = float(np.finfo(np.float64).max)
@@ -47,11 +59,12 @@ _FMAX = float(np.finfo(np.float64).max)
 __all__ = [
     "Hyperparameter",
     "Kernel",
+    "Constant",
     "Sum",
     "Product",
     "Scaled",
-    "Polynomial_of",
-    "Exponential_of",
+    "PolynomialOf",
+    "ExponentialOf",
     "Composed",
     "poly",
     "exp",
@@ -59,45 +72,84 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Hyperparameter:
-    """Description of one named hyperparameter of a kernel.
-
-    Parameters
-    ----------
-    name : str
-        Attribute name on the kernel (the constructor argument).
-    bounds : tuple of float or "fixed"
-        Bounds on the *value* (not its log) used by optimisers; ``"fixed"`` removes the
-        hyperparameter from ``theta``.
-    n_elements : int
-        1 for a scalar, d for an ARD vector.
-    """
-
-    name: str
-    bounds: tuple[float, float] | str
-    n_elements: int = 1
-
-    @property
-    def fixed(self) -> bool:
-        return isinstance(self.bounds, str) and self.bounds == "fixed"
-
-
 class Kernel:
-    """Base class of every kernelkit kernel.
+    """Base class of every kernelkit kernel; subclassing it is the way to add a kernel.
 
-    Subclasses implement ``_gram(X, Y)`` and ``_diag(X)`` on validated inputs, list their
-    hyperparameters in ``hyperparameters`` (a property returning :class:`Hyperparameter`
-    objects, in ``theta`` order), and implement ``_gradient_dot(X, W)``, ``_gradient(X)``
-    or both (each has a default in terms of the other). Non-vector kernels set
+    A kernel class declares its constructor arguments once, as class attributes made by
+    :func:`~kernelkit.kernels.parameter`, in positional order (those of its base classes
+    first). From them the class gets
+
+    * its ``__init__``, which stores the arguments unchanged and calls ``_check_params()``,
+      with a real signature: the declared parameters, then keyword-only ``<name>_bounds``
+      and ``<name>_prior`` for each fitted hyperparameter ``<name>``;
+    * ``hyperparameters``, the fitted ones as :class:`Hyperparameter` objects in ``theta``
+      order (positive; scalars unless declared ``ard=True``),
+
+    so ``get_params``, ``set_params``, ``clone``, scikit-learn's ``clone`` and pickling work
+    for every subclass. A subclass that assigns a plain value to an inherited parameter's
+    name removes the argument and fixes the value (:class:`~kernelkit.kernels.Laplace` is
+    a Matérn kernel with ``nu = 0.5``). A class that writes its own ``__init__`` keeps it.
+
+    Subclasses implement ``_gram(X, Y)`` and ``_diag(X)`` on validated inputs and, when
+    they have fitted hyperparameters, ``_gradient_dot(X, W)``, ``_gradient(X)`` or both
+    (each has a default in terms of the other); ``_check_params()`` extends the checks of
+    the arguments (calling ``super()._check_params()``). A stationary kernel needs only its
+    profile (see :class:`~kernelkit.kernels.Stationary`). Non-vector kernels set
     ``requires_vector_input = False`` and receive the raw list of objects.
+
+    Examples
+    --------
+    The gamma-exponential kernel ``variance * exp(-r^power)`` (positive definite for
+    ``0 < power <= 2``), with a structural parameter besides the stationary ones:
+
+    >>> import inspect
+    >>> import numpy as np
+    >>> from kernelkit.kernels import Stationary, parameter
+    >>> class GammaExponential(Stationary):
+    ...     power: float = parameter(1.0)
+    ...
+    ...     def _check_params(self):
+    ...         if not 0 < self.power <= 2:
+    ...             raise ValueError(f"power must be in (0, 2], got {self.power!r}")
+    ...         super()._check_params()
+    ...
+    ...     def _f(self, s):  # the profile, as a function of s = r^2
+    ...         return np.exp(-(s ** (self.power / 2)))
+    >>> list(inspect.signature(GammaExponential).parameters)[:4]
+    ['lengthscale', 'variance', 'power', 'lengthscale_bounds']
+    >>> k = GammaExponential(2.0, power=0.5, variance_bounds="fixed")
+    >>> k
+    GammaExponential(lengthscale=2, variance=1, power=0.5, variance_bounds='fixed')
+    >>> k.theta_names
+    ['lengthscale']
+    >>> float(k(np.zeros((1, 1)), np.full((1, 1), 8.0))[0, 0])  # exp(-(8 / 2) ** 0.5)
+    0.1353352832366127
+    >>> k.clone() == k == GammaExponential(**k.get_params())
+    True
     """
 
     requires_vector_input: bool = True
-    #: hyperparameters that must be scalars (the rest may be ARD vectors)
-    _scalar_params: tuple[str, ...] = ()
     #: takes whatever the kernels it is combined with take (Constant, White)
     _any_objects: bool = False
+    #: the declared constructor arguments, in positional order (see :func:`parameter`)
+    _parameters: ClassVar[dict[str, Parameter]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Build ``__init__`` and collect ``_parameters`` from the declarations."""
+        super().__init_subclass__(**kwargs)
+        inherited = cls._parameters
+        cls._parameters = declared_parameters(cls)
+        declares = any(isinstance(v, Parameter) or n in inherited for n, v in vars(cls).items())
+        init = cls.__init__
+        if "__init__" not in vars(cls) and (
+            declares or init is object.__init__ or getattr(init, "_declared", False)
+        ):
+            signature = init_signature(cls, cls._parameters)
+            cls.__init__ = make_init(cls, signature)  # type: ignore[method-assign]
+
+    if TYPE_CHECKING:  # for type checkers: the real __init__ comes from the declarations
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
 
     # ------------------------------------------------------------------ comparison
     def __eq__(self, other: object) -> bool:
@@ -167,20 +219,40 @@ class Kernel:
 
     def _check_params(self) -> None:
         """Validate hyperparameter values; subclasses extend (called from __init__)."""
+        fitted = [n for n, p in self._parameters.items() if p.fitted]
+        for name in fitted:  # also where a value turns a hyperparameter off (coef0 = 0)
+            _check_prior(getattr(self, f"{name}_prior"), f"{name}_prior")
         for hp in self.hyperparameters:
             value = getattr(self, hp.name)
             _check_number(value, hp.name)
             check_positive(value, hp.name)
-            if hp.name in self._scalar_params and np.ndim(value) != 0:
+            declared = self._parameters.get(hp.name)
+            if declared is not None and declared.ard and np.ndim(value) > 1:
+                raise ValueError(
+                    f"{hp.name} must be a scalar or a 1-D array (one per feature), got an "
+                    f"array of shape {np.shape(value)}"
+                )
+            if declared is not None and not declared.ard and np.ndim(value) != 0:
                 raise ValueError(
                     f"{hp.name} must be a scalar, got an array of shape {np.shape(value)}"
                 )
             if not hp.fixed:
                 check_noise_bounds(hp.bounds, f"{hp.name}_bounds")
+            _check_prior(hp.prior, f"{hp.name}_prior")
 
     @property
     def hyperparameters(self) -> list[Hyperparameter]:
-        return []
+        """The fitted hyperparameters declared by the class, in ``theta`` order."""
+        return [
+            Hyperparameter(
+                name,
+                getattr(self, f"{name}_bounds"),
+                _size(getattr(self, name)),
+                getattr(self, f"{name}_prior"),
+            )
+            for name, p in self._parameters.items()
+            if p.fitted
+        ]
 
     @property
     def free_hyperparameters(self) -> list[Hyperparameter]:
@@ -197,17 +269,16 @@ class Kernel:
     @property
     def theta(self) -> np.ndarray:
         """Log of the free hyperparameter values, flattened, in declaration order."""
-        parts = [
-            np.log(np.atleast_1d(np.asarray(getattr(self, hp.name), dtype=float)))
-            for hp in self.free_hyperparameters
-        ]
-        return np.concatenate(parts) if parts else np.empty(0)
+        return _concat(
+            [
+                np.log(np.atleast_1d(np.asarray(getattr(self, hp.name), dtype=float)))
+                for hp in self.free_hyperparameters
+            ]
+        )
 
     @theta.setter
     def theta(self, theta: np.ndarray) -> None:
-        theta = np.asarray(theta, dtype=float).ravel()
-        if theta.shape[0] != self.n_dims:
-            raise ValueError(f"theta has length {theta.shape[0]}, expected {self.n_dims}")
+        theta = _theta_vector(theta, self.n_dims)
         if not np.all(np.isfinite(theta)):
             raise ValueError("theta must be finite")
         with np.errstate(over="ignore", under="ignore"):
@@ -249,6 +320,57 @@ class Kernel:
             else:
                 names += [f"{hp.name}[{i}]" for i in range(n)]
         return names
+
+    def _priors(self) -> list[tuple[int, Prior | None]]:
+        """``(number of theta entries, prior)`` for each free hyperparameter, in theta order."""
+        return [(self._n_elements(hp), hp.prior) for hp in self.free_hyperparameters]
+
+    @property
+    def has_priors(self) -> bool:
+        """Whether some free hyperparameter has a prior (``log_prior`` is not always 0)."""
+        return any(prior is not None for _, prior in self._priors())
+
+    def log_prior(self, theta: Any = None) -> tuple[float, np.ndarray]:
+        """Log-density of the priors at ``theta`` and its gradient with respect to ``theta``.
+
+        The sum, over the free hyperparameters that have a prior, of the prior's
+        log-density of their logarithms (elementwise for an ARD vector); fixed
+        hyperparameters are not in ``theta`` and do not count. Added to a log marginal
+        likelihood it gives the MAP objective.
+
+        Parameters
+        ----------
+        theta : array-like of shape (n_dims,), optional
+            Where to evaluate; the kernel's own ``theta`` when omitted.
+
+        Returns
+        -------
+        value : float
+            0.0 when no hyperparameter has a prior.
+        gradient : ndarray of shape (n_dims,)
+            0 in the entries without a prior.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF, GammaPrior
+        >>> k = RBF(lengthscale=0.5, lengthscale_prior=GammaPrior(3.0, 6.0))
+        >>> value, grad = k.log_prior()
+        >>> grad  # the lengthscale sits at the mode; the variance has no prior
+        array([0., 0.])
+        """
+        n = self.n_dims
+        t = self.theta if theta is None else _theta_vector(theta, n)
+        value = 0.0
+        grad = np.zeros(n)
+        i = 0
+        for size, prior in self._priors():
+            if prior is not None:
+                v, g = prior.log_density(t[i : i + size])
+                value += float(np.sum(v))
+                grad[i : i + size] = g
+            i += size
+        return value, grad
 
     def with_theta(self, theta: np.ndarray) -> Kernel:
         """A copy of this kernel with ``theta`` set."""
@@ -416,8 +538,6 @@ class Kernel:
         if isinstance(other, Kernel):
             return Sum(self, other)
         if _is_nonneg_number(other):
-            from kernelkit.kernels.simple import Constant
-
             return Sum(self, Constant(float(other), value_bounds="fixed")) if other else self
         _reject_bad_number(other, "kernel + c")
         return NotImplemented
@@ -439,13 +559,15 @@ class Kernel:
             raise ValueError(f"kernel ** n needs an integer n >= 0, got {n!r}")
         coefs = np.zeros(int(n) + 1)
         coefs[-1] = 1.0
-        return Polynomial_of(self, coefs)
+        return PolynomialOf(self, coefs)
 
     def __repr__(self) -> str:
         args = ", ".join(
             f"{k}={_short(v)}"
             for k, v in self.get_params(deep=False).items()
-            if not k.endswith("_bounds") or (isinstance(v, str) and v == "fixed")
+            if not (k.endswith("_bounds") or k.endswith("_prior"))
+            or (k.endswith("_bounds") and isinstance(v, str) and v == "fixed")
+            or (k.endswith("_prior") and v is not None)
         )
         return f"{type(self).__name__}({args})"
 
@@ -481,6 +603,34 @@ def _same_param(x: Any, y: Any) -> bool:
         return bool(x == y)
     except (TypeError, ValueError):
         return False
+
+
+def _theta_vector(theta: Any, n: int) -> np.ndarray:
+    """``theta`` as a float vector of length ``n`` (a ValueError otherwise)."""
+    t = np.asarray(theta, dtype=float).ravel()
+    if t.shape[0] != n:
+        raise ValueError(f"theta has length {t.shape[0]}, expected {n}")
+    return t
+
+
+def _concat(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+def _check_prior(prior: Any, name: str) -> None:
+    if prior is not None and not isinstance(prior, Prior):
+        raise TypeError(
+            f"{name} must be None or a Prior (GammaPrior, LogNormalPrior, ...), "
+            f"got {type(prior).__name__}"
+        )
+
+
+def _size(value: Any) -> int:
+    """The number of entries of a hyperparameter value (1 where it is not an array yet)."""
+    try:
+        return int(np.size(value))
+    except (TypeError, ValueError):  # ragged: _check_params says so
+        return 1
 
 
 def _check_number(value: Any, name: str) -> None:
@@ -520,6 +670,118 @@ def _is_nonneg_number(x: Any) -> bool:
     )
 
 
+def _numeric_like(x: Any) -> bool:
+    """A real number, or a list / tuple / array of numeric-like items (a vector, nested)."""
+    if isinstance(x, numbers.Real):
+        return True
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "biuf" or (x.dtype == object and all(map(_numeric_like, x.flat)))
+    return isinstance(x, (list, tuple)) and all(_numeric_like(e) for e in x)
+
+
+def _check_objects(X: Any, name: str) -> Any:
+    """The inputs of a kernel that takes any objects (only their number matters).
+
+    Numbers are still numbers: an array (or nested list) of numbers must be rectangular and
+    finite, as for any vector kernel. A list whose items are not all numeric (sets, graphs,
+    strings, ...) is a list of objects and is accepted as it is; a bare string is not a list.
+    """
+    if isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
+        raise TypeError(
+            f"{name} must be an array of numbers or a list of objects, got {type(X).__name__}"
+        )
+    if len(X) == 0:
+        raise ValueError(f"{name} is empty; at least one object is required")
+    if isinstance(X, (list, tuple, np.ndarray)) and not _numeric_like(X):
+        return X  # a list of objects
+    if not isinstance(X, (list, tuple, np.ndarray)) and not hasattr(X, "__array__"):
+        return X  # some other container of objects
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        if isinstance(X, (list, tuple)):
+            lengths = sorted({len(x) if isinstance(x, (list, tuple, np.ndarray)) else 1 for x in X})
+            raise ValueError(
+                f"{name} is a ragged nested list of numbers (rows of lengths "
+                f"{', '.join(map(str, lengths))}); vectors must all have the same length"
+            ) from None
+        return X  # an array-like of objects (a pandas column of sets, say)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return X
+
+
+class _Level(Kernel):
+    """A kernel that is one hyperparameter times a fixed pattern of 0s and 1s, whatever
+    the inputs: only their number matters (:class:`Constant` and ``White``).
+
+    Accepts any inputs (vectors or lists of objects). Numeric input is still checked: it
+    must be finite and rectangular (not a ragged nested list). Subclasses declare the one
+    hyperparameter and give ``_gram`` and ``_pattern_dot(W)``, the sum of ``W`` over the
+    pattern.
+    """
+
+    requires_vector_input = False
+    _any_objects = True
+
+    def _level(self) -> float:
+        return float(getattr(self, next(iter(self._parameters))))
+
+    def _pattern_dot(self, W: np.ndarray) -> float:
+        raise NotImplementedError
+
+    @property
+    def is_stationary(self) -> bool:
+        return True
+
+    def _check_input(self, X: Any, name: str = "X") -> Any:
+        return _check_objects(X, name)
+
+    def _bound(self, X: Any, Y: Any) -> float:
+        return self._level()
+
+    def _diag(self, X: Any) -> np.ndarray:
+        return np.full(len(X), self._level())
+
+    def _gradient(self, X: Any) -> np.ndarray:
+        if self.n_dims == 0:
+            return np.zeros((len(X), len(X), 0))
+        return self._gram(X, X)[:, :, None]  # K is proportional to the level
+
+    def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
+        if self.n_dims == 0:
+            return np.empty(0)
+        return np.array([self._level() * self._pattern_dot(W)])
+
+    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
+        # the value does not vary with a candidate x
+        X = np.asarray(X)
+        return np.zeros((len(X), len(Y), X.shape[1] if X.ndim == 2 else 1))
+
+
+class Constant(_Level):
+    """``k(x, y) = value`` for all inputs: a learnable bias (offset) term.
+
+    It lives beside :class:`Kernel` because ``k + c`` for a number ``c`` is
+    ``k + Constant(c, value_bounds="fixed")``. Inputs are checked as described in
+    ``_Level``.
+
+    Examples
+    --------
+    >>> from kernelkit.kernels import RBF, Constant
+    >>> (RBF() + 2.0).k2 == Constant(2.0, value_bounds="fixed")
+    True
+    """
+
+    value: float = parameter(1.0, fitted=True)
+
+    def _gram(self, X: Any, Y: Any) -> np.ndarray:
+        return np.full((len(X), len(Y)), self._level())
+
+    def _pattern_dot(self, W: np.ndarray) -> float:
+        return float(W.sum())
+
+
 class _Combination(Kernel):
     """A kernel built from child kernels; ``theta`` is the children's, concatenated."""
 
@@ -540,23 +802,27 @@ class _Combination(Kernel):
                 raise TypeError(f"expected a Kernel, got {type(k).__name__}")
 
     @property
+    def is_stationary(self) -> bool:
+        return all(k.is_stationary for k in self._children())
+
+    @property
     def n_dims(self) -> int:
         return sum(k.n_dims for k in self._children())
 
     @property
     def theta(self) -> np.ndarray:
-        parts = [k.theta for k in self._children()]
-        return np.concatenate(parts) if parts else np.empty(0)
+        return _concat([k.theta for k in self._children()])
 
     @theta.setter
     def theta(self, theta: np.ndarray) -> None:
-        theta = np.asarray(theta, dtype=float).ravel()
-        if theta.shape[0] != self.n_dims:
-            raise ValueError(f"theta has length {theta.shape[0]}, expected {self.n_dims}")
+        theta = _theta_vector(theta, self.n_dims)
         i = 0
         for k in self._children():
             k.theta = theta[i : i + k.n_dims]
             i += k.n_dims
+
+    def _priors(self) -> list[tuple[int, Prior | None]]:
+        return [p for k in self._children() for p in k._priors()]
 
     @property
     def bounds(self) -> np.ndarray:
@@ -592,27 +858,46 @@ class _Combination(Kernel):
 
 
 class _Binary(_Combination):
-    """A combination of two kernels ``k1`` and ``k2``."""
+    """A combination of two kernels ``k1`` and ``k2`` by an elementwise operation."""
 
-    def __init__(self, k1: Kernel, k2: Kernel):
-        self.k1 = k1
-        self.k2 = k2
-        self._check_params()
+    k1: Kernel = parameter()
+    k2: Kernel = parameter()
+    #: the operation (``np.add`` or ``np.multiply``) and its symbol in ``repr``
+    _op: ClassVar[np.ufunc]
+    _symbol: ClassVar[str]
 
     def _children(self) -> list[Kernel]:
         return [self.k1, self.k2]
+
+    def _gram(self, X: Any, Y: Any) -> np.ndarray:
+        K = self.k1._gram(X, Y)
+        return self._op(K, self.k2._gram(X, Y), out=K)  # in place: no third matrix
+
+    def _diag(self, X: Any) -> np.ndarray:
+        return self._op(self.k1._diag(X), self.k2._diag(X))
+
+    def _bound(self, X: Any, Y: Any) -> float:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(self._op(self.k1._bound(X, Y), self.k2._bound(X, Y)))
+
+    def __repr__(self) -> str:
+        return f"({self.k1!r} {self._symbol} {self.k2!r})"
+
+
+class _Unary(_Combination):
+    """A kernel built from one kernel, ``kernel``."""
+
+    kernel: Kernel = parameter()
+
+    def _children(self) -> list[Kernel]:
+        return [self.kernel]
 
 
 class Sum(_Binary):
     """``k1(x, y) + k2(x, y)`` (Bishop eq. 6.17)."""
 
-    def _gram(self, X: Any, Y: Any) -> np.ndarray:
-        K = self.k1._gram(X, Y)
-        K += self.k2._gram(X, Y)
-        return K
-
-    def _diag(self, X: Any) -> np.ndarray:
-        return self.k1._diag(X) + self.k2._diag(X)
+    _op = np.add
+    _symbol = "+"
 
     def _gradient(self, X: Any) -> np.ndarray:
         return np.concatenate([self.k1._gradient(X), self.k2._gradient(X)], axis=2)
@@ -628,27 +913,12 @@ class Sum(_Binary):
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         return self.k1._input_gradient(X, Y) + self.k2._input_gradient(X, Y)
 
-    def _bound(self, X: Any, Y: Any) -> float:
-        return self.k1._bound(X, Y) + self.k2._bound(X, Y)
-
-    @property
-    def is_stationary(self) -> bool:
-        return self.k1.is_stationary and self.k2.is_stationary
-
-    def __repr__(self) -> str:
-        return f"({self.k1!r} + {self.k2!r})"
-
 
 class Product(_Binary):
     """``k1(x, y) * k2(x, y)`` (Bishop eq. 6.18)."""
 
-    def _gram(self, X: Any, Y: Any) -> np.ndarray:
-        K = self.k1._gram(X, Y)
-        K *= self.k2._gram(X, Y)
-        return K
-
-    def _diag(self, X: Any) -> np.ndarray:
-        return self.k1._diag(X) * self.k2._diag(X)
+    _op = np.multiply
+    _symbol = "*"
 
     def _gradient(self, X: Any) -> np.ndarray:
         K1, K2 = self.k1._gram(X, X), self.k2._gram(X, X)
@@ -673,35 +943,19 @@ class Product(_Binary):
             + self.k2._input_gradient(X, Y) * K1[:, :, None]
         )
 
-    def _bound(self, X: Any, Y: Any) -> float:
-        return self.k1._bound(X, Y) * self.k2._bound(X, Y)
 
-    @property
-    def is_stationary(self) -> bool:
-        return self.k1.is_stationary and self.k2.is_stationary
-
-    def __repr__(self) -> str:
-        return f"({self.k1!r} * {self.k2!r})"
-
-
-class Scaled(_Combination):
+class Scaled(_Unary):
     """``c * k(x, y)`` for a fixed constant ``c >= 0`` (Bishop eq. 6.13).
 
     The constant is not a hyperparameter; a learnable amplitude is the ``variance`` of a
     stationary kernel, or a product with :class:`~kernelkit.kernels.Constant`.
     """
 
-    def __init__(self, kernel: Kernel, scale: float):
-        self.kernel = kernel
-        self.scale = scale
-        self._check_params()
+    scale: float = parameter()
 
     def _check_params(self) -> None:
         super()._check_params()
         check_positive(self.scale, "scale", strict=False)
-
-    def _children(self) -> list[Kernel]:
-        return [self.kernel]
 
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
         K = self.kernel._gram(X, Y)
@@ -727,24 +981,17 @@ class Scaled(_Combination):
     def _bound(self, X: Any, Y: Any) -> float:
         return float(self.scale) * self.kernel._bound(X, Y)
 
-    @property
-    def is_stationary(self) -> bool:
-        return self.kernel.is_stationary
-
     def __repr__(self) -> str:
         return f"{self.scale:.4g} * {self.kernel!r}"
 
 
-class Polynomial_of(_Combination):
+class PolynomialOf(_Unary):
     """``q(k(x, y)) = sum_i c_i k(x, y)^i`` with ``c_i >= 0`` (Bishop eq. 6.15).
 
     Built by :func:`poly` or ``k ** n``.
     """
 
-    def __init__(self, kernel: Kernel, coefs: Sequence[float] | np.ndarray):
-        self.kernel = kernel
-        self.coefs = coefs
-        self._check_params()
+    coefs: Sequence[float] | np.ndarray = parameter()
 
     def _check_params(self) -> None:
         super()._check_params()
@@ -752,9 +999,6 @@ class Polynomial_of(_Combination):
         if c.ndim != 1 or c.size == 0:
             raise ValueError("coefs must be a non-empty 1-D sequence of numbers")
         check_positive(c, "coefs", strict=False)
-
-    def _children(self) -> list[Kernel]:
-        return [self.kernel]
 
     def _q(self, K: np.ndarray, derivative: bool = False) -> np.ndarray:
         c = np.asarray(self.coefs, dtype=float)
@@ -795,23 +1039,12 @@ class Polynomial_of(_Combination):
         c = np.asarray(self.coefs, dtype=float)
         return float(np.sum(c * b ** np.arange(c.size)))  # overflows to inf
 
-    @property
-    def is_stationary(self) -> bool:
-        return self.kernel.is_stationary
-
     def __repr__(self) -> str:
         return f"poly({self.kernel!r}, {[float(c) for c in self.coefs]})"
 
 
-class Exponential_of(_Combination):
+class ExponentialOf(_Unary):
     """``exp(k(x, y))`` (Bishop eq. 6.16). Built by :func:`exp`."""
-
-    def __init__(self, kernel: Kernel):
-        self.kernel = kernel
-        self._check_params()
-
-    def _children(self) -> list[Kernel]:
-        return [self.kernel]
 
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
         return np.exp(self.kernel._gram(X, Y))
@@ -837,36 +1070,30 @@ class Exponential_of(_Combination):
         b = self.kernel._bound(X, Y)
         return math.exp(b) if b < 710.0 else math.inf
 
-    @property
-    def is_stationary(self) -> bool:
-        return self.kernel.is_stationary
-
     def __repr__(self) -> str:
         return f"exp({self.kernel!r})"
 
 
-class Composed(_Combination):
+class Composed(_Unary):
     """``k(phi(x), phi(y))``: a kernel on a feature map (Bishop eq. 6.19).
 
     ``phi`` maps whatever the user holds (a 2-D array, or a list of objects) to a 2-D
     array that ``kernel`` accepts. Built by :func:`compose`.
     """
 
-    def __init__(self, kernel: Kernel, phi: Callable[[Any], Any]):
-        self.kernel = kernel
-        self.phi = phi
-        self._check_params()
+    phi: Callable[[Any], Any] = parameter()
 
     def _check_params(self) -> None:
         super()._check_params()
         if not callable(self.phi):
             raise TypeError(f"phi must be callable, got {type(self.phi).__name__}")
 
-    def _children(self) -> list[Kernel]:
-        return [self.kernel]
-
     @property
     def requires_vector_input(self) -> bool:  # type: ignore[override]
+        return False
+
+    @property
+    def is_stationary(self) -> bool:  # phi need not preserve differences
         return False
 
     def _map(self, X: Any) -> Any:
@@ -910,12 +1137,12 @@ class Composed(_Combination):
 
 def poly(kernel: Kernel, coefs: Sequence[float] | np.ndarray) -> Kernel:
     """``sum_i coefs[i] * k^i`` for non-negative ``coefs`` (Bishop eq. 6.15)."""
-    return Polynomial_of(kernel, coefs)
+    return PolynomialOf(kernel, coefs)
 
 
 def exp(kernel: Kernel) -> Kernel:
     """``exp(k)`` (Bishop eq. 6.16)."""
-    return Exponential_of(kernel)
+    return ExponentialOf(kernel)
 
 
 def compose(kernel: Kernel, phi: Callable[[Any], Any]) -> Kernel:

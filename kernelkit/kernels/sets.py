@@ -10,6 +10,7 @@ from scipy import sparse
 
 from kernelkit._validation import check_array
 from kernelkit.kernels.base import Kernel
+from kernelkit.kernels.parameters import parameter
 
 __all__ = ["Intersection", "Precomputed"]
 
@@ -43,9 +44,6 @@ class Intersection(Kernel):
     """
 
     requires_vector_input = False
-
-    def __init__(self) -> None:
-        pass
 
     def _counts(self, X: Any, Y: Any) -> np.ndarray:
         vocab: dict[Any, int] = {}
@@ -103,9 +101,7 @@ class Precomputed(Kernel):
 
     requires_vector_input = False
 
-    def __init__(self, gram: Any):
-        self.gram = gram
-        self._check_params()
+    gram: Any = parameter()
 
     def _check_params(self) -> None:
         G = check_array(self.gram, "gram")

@@ -1,4 +1,7 @@
-"""Non-stationary and degenerate vector kernels: constant, white noise, dot products, angular."""
+"""Non-stationary and degenerate vector kernels: white noise, dot products, angular.
+
+(The constant kernel lives in :mod:`kernelkit.kernels.base`, which builds it for ``k + c``.)
+"""
 
 from __future__ import annotations
 
@@ -7,158 +10,42 @@ from typing import Any
 
 import numpy as np
 
-from kernelkit.kernels.base import Hyperparameter, Kernel
+from kernelkit.kernels.base import Hyperparameter, Kernel, _Level
+from kernelkit.kernels.parameters import parameter
 
-__all__ = ["Constant", "White", "Linear", "Polynomial", "Angular"]
-
-_DEFAULT_BOUNDS = (1e-5, 1e5)
-
-
-def _numeric_like(x: Any) -> bool:
-    """A real number, or a list / tuple / array of numeric-like items (a vector, nested)."""
-    if isinstance(x, numbers.Real):
-        return True
-    if isinstance(x, np.ndarray):
-        return x.dtype.kind in "biuf" or (x.dtype == object and all(map(_numeric_like, x.flat)))
-    return isinstance(x, (list, tuple)) and all(_numeric_like(e) for e in x)
+__all__ = ["White", "Linear", "Polynomial", "Angular"]
 
 
-def _check_objects(X: Any, name: str) -> Any:
-    """The inputs of a kernel that takes any objects (only their number matters).
-
-    Numbers are still numbers: an array (or nested list) of numbers must be rectangular and
-    finite, as for any vector kernel. A list whose items are not all numeric (sets, graphs,
-    strings, ...) is a list of objects and is accepted as it is; a bare string is not a list.
-    """
-    if isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
-        raise TypeError(
-            f"{name} must be an array of numbers or a list of objects, got {type(X).__name__}"
-        )
-    if len(X) == 0:
-        raise ValueError(f"{name} is empty; at least one object is required")
-    if isinstance(X, (list, tuple, np.ndarray)) and not _numeric_like(X):
-        return X  # a list of objects
-    if not isinstance(X, (list, tuple, np.ndarray)) and not hasattr(X, "__array__"):
-        return X  # some other container of objects
-    try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError):
-        if isinstance(X, (list, tuple)):
-            lengths = sorted({len(x) if isinstance(x, (list, tuple, np.ndarray)) else 1 for x in X})
-            raise ValueError(
-                f"{name} is a ragged nested list of numbers (rows of lengths "
-                f"{', '.join(map(str, lengths))}); vectors must all have the same length"
-            ) from None
-        return X  # an array-like of objects (a pandas column of sets, say)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinity")
-    return X
-
-
-class Constant(Kernel):
-    """``k(x, y) = value`` for all inputs: a learnable bias (offset) term.
-
-    Accepts any inputs (vectors or lists of objects); only their number matters. Numeric
-    input is still checked: it must be finite and rectangular (not a ragged nested list).
-    """
-
-    requires_vector_input = False
-    _any_objects = True
-    _scalar_params: tuple[str, ...] = ("value",)
-
-    def __init__(self, value: float = 1.0, *, value_bounds: Any = _DEFAULT_BOUNDS):
-        self.value = value
-        self.value_bounds = value_bounds
-        self._check_params()
-
-    @property
-    def hyperparameters(self) -> list[Hyperparameter]:
-        return [Hyperparameter("value", self.value_bounds)]
-
-    @property
-    def is_stationary(self) -> bool:
-        return True
-
-    def _check_input(self, X: Any, name: str = "X") -> Any:
-        return _check_objects(X, name)
-
-    def _bound(self, X: Any, Y: Any) -> float:
-        return float(self.value)
-
-    def _gram(self, X: Any, Y: Any) -> np.ndarray:
-        return np.full((len(X), len(Y)), float(self.value))
-
-    def _diag(self, X: Any) -> np.ndarray:
-        return np.full(len(X), float(self.value))
-
-    def _gradient(self, X: Any) -> np.ndarray:
-        if self.n_dims == 0:
-            return np.zeros((len(X), len(X), 0))
-        return np.full((len(X), len(X), 1), float(self.value))
-
-    def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
-        if self.n_dims == 0:
-            return np.empty(0)
-        return np.array([float(self.value) * W.sum()])
-
-    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
-        X = np.asarray(X)
-        return np.zeros((len(X), len(Y), X.shape[1] if X.ndim == 2 else 1))
-
-
-class White(Kernel):
-    """White-noise kernel: ``noise_level`` on the diagonal of ``k(X)``, 0 elsewhere.
+class White(_Level):
+    """White-noise kernel: ``noise`` on the diagonal of ``k(X)``, 0 elsewhere.
 
     As in scikit-learn, ``k(X, Y)`` with a separate ``Y`` is all zeros: the noise belongs
     to observations, not to the latent function. Inputs are checked as for
-    :class:`Constant`.
+    :class:`~kernelkit.kernels.Constant`.
+
+    Parameters
+    ----------
+    noise : float
+        The noise variance (the name of a GP's noise variance everywhere in kernelkit).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import White
+    >>> White(noise=0.5)(np.zeros((2, 1)))
+    array([[0.5, 0. ],
+           [0. , 0.5]])
     """
 
-    requires_vector_input = False
-    _any_objects = True
-    _scalar_params: tuple[str, ...] = ("noise_level",)
-
-    def __init__(self, noise_level: float = 1.0, *, noise_level_bounds: Any = _DEFAULT_BOUNDS):
-        self.noise_level = noise_level
-        self.noise_level_bounds = noise_level_bounds
-        self._check_params()
-
-    @property
-    def hyperparameters(self) -> list[Hyperparameter]:
-        return [Hyperparameter("noise_level", self.noise_level_bounds)]
-
-    @property
-    def is_stationary(self) -> bool:
-        return True
-
-    def _check_input(self, X: Any, name: str = "X") -> Any:
-        return _check_objects(X, name)
-
-    def _bound(self, X: Any, Y: Any) -> float:
-        return float(self.noise_level)
+    noise: float = parameter(1.0, fitted=True)
 
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
         if Y is X:
-            return float(self.noise_level) * np.eye(len(X))
+            return float(self.noise) * np.eye(len(X))
         return np.zeros((len(X), len(Y)))
 
-    def _diag(self, X: Any) -> np.ndarray:
-        return np.full(len(X), float(self.noise_level))
-
-    def _gradient(self, X: Any) -> np.ndarray:
-        if self.n_dims == 0:
-            return np.zeros((len(X), len(X), 0))
-        return (float(self.noise_level) * np.eye(len(X)))[:, :, None]
-
-    def _gradient_dot(self, X: Any, W: np.ndarray) -> np.ndarray:
-        if self.n_dims == 0:
-            return np.empty(0)
-        return np.array([float(self.noise_level) * np.trace(W)])
-
-    def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
-        # noise belongs to observations: k(x, y) does not vary with a candidate x
-        X = np.asarray(X)
-        return np.zeros((len(X), len(Y), X.shape[1] if X.ndim == 2 else 1))
+    def _pattern_dot(self, W: np.ndarray) -> float:
+        return float(np.trace(W))
 
 
 def _dot_bound(X: np.ndarray, Y: np.ndarray) -> float:
@@ -173,16 +60,7 @@ class Linear(Kernel):
     1e160) the kernel raises a ValueError naming the inputs instead of returning ``inf``.
     """
 
-    _scalar_params: tuple[str, ...] = ("variance",)
-
-    def __init__(self, variance: float = 1.0, *, variance_bounds: Any = _DEFAULT_BOUNDS):
-        self.variance = variance
-        self.variance_bounds = variance_bounds
-        self._check_params()
-
-    @property
-    def hyperparameters(self) -> list[Hyperparameter]:
-        return [Hyperparameter("variance", self.variance_bounds)]
+    variance: float = parameter(1.0, fitted=True)
 
     def _bound(self, X: Any, Y: Any) -> float:
         return float(self.variance) * _dot_bound(X, Y)
@@ -217,23 +95,9 @@ class Polynomial(Kernel):
     ValueError naming the inputs, as for :class:`Linear`.
     """
 
-    _scalar_params: tuple[str, ...] = ("gamma", "coef0")
-
-    def __init__(
-        self,
-        degree: int = 2,
-        gamma: float = 1.0,
-        coef0: float = 1.0,
-        *,
-        gamma_bounds: Any = _DEFAULT_BOUNDS,
-        coef0_bounds: Any = _DEFAULT_BOUNDS,
-    ):
-        self.degree = degree
-        self.gamma = gamma
-        self.coef0 = coef0
-        self.gamma_bounds = gamma_bounds
-        self.coef0_bounds = coef0_bounds
-        self._check_params()
+    degree: int = parameter(2)
+    gamma: float = parameter(1.0, fitted=True)
+    coef0: float = parameter(1.0, fitted=True)
 
     def _check_params(self) -> None:
         if (
@@ -251,10 +115,8 @@ class Polynomial(Kernel):
 
     @property
     def hyperparameters(self) -> list[Hyperparameter]:
-        hps = [Hyperparameter("gamma", self.gamma_bounds)]
-        if self.coef0 > 0:
-            hps.append(Hyperparameter("coef0", self.coef0_bounds))
-        return hps
+        # coef0 = 0 (the homogeneous kernel) has no logarithm: it stays fixed
+        return [hp for hp in super().hyperparameters if hp.name != "coef0" or self.coef0 > 0]
 
     def _bound(self, X: Any, Y: Any) -> float:
         base = float(self.gamma) * _dot_bound(X, Y) + float(self.coef0)

@@ -35,10 +35,10 @@ from kernelkit.kernels._blocks import (
     pair_chunks,
 )
 from kernelkit.kernels.base import Hyperparameter, Kernel
+from kernelkit.kernels.parameters import parameter
 
 __all__ = ["Stationary", "RBF", "Matern", "Laplace", "RationalQuadratic", "Sinc"]
 
-_DEFAULT_BOUNDS = (1e-5, 1e5)
 #: Beyond this squared distance the exponentially decaying profiles (and their derivatives)
 #: are 0 in float64 (``exp(-sqrt(3) * 1000)`` underflows), so ``s`` is clipped there first:
 #: a polynomial factor times ``exp(-r)`` must not become ``inf * 0``.
@@ -61,38 +61,25 @@ class Stationary(Kernel):
         The signal variance ``sigma_f^2 = k(x, x)``.
     lengthscale_bounds, variance_bounds : (float, float) or "fixed"
         Bounds used when hyperparameters are fitted; ``"fixed"`` excludes them from theta.
+    lengthscale_prior, variance_prior : Prior or None
+        Priors on the values (one prior for all the entries of an ARD lengthscale); see
+        :meth:`~kernelkit.kernels.Kernel.log_prior`.
+
+    Notes
+    -----
+    A subclass gives its profile ``_f(s)`` as a function of the squared scaled distance
+    ``s = r^2`` and, for gradients, ``_g(s) = -f'(r) / r``; further arguments are declared
+    with :func:`~kernelkit.kernels.parameter` (Matérn's ``nu``; the rational quadratic's
+    fitted ``shape``, whose gradient ``_extra_gradients`` gives). The example of
+    :class:`~kernelkit.kernels.Kernel` declares one.
     """
 
-    _scalar_params: tuple[str, ...] = ("variance",)
+    lengthscale: Any = parameter(1.0, fitted=True, ard=True)
+    variance: float = parameter(1.0, fitted=True)
+
     #: the profile is not differentiable in ``s`` at 0 (``f ~ 1 - c s^nu``, ``nu <= 1``), so
     #: squared distances within the round-off of 0 are recomputed from differences
     _rough = False
-
-    def __init__(
-        self,
-        lengthscale: Any = 1.0,
-        variance: float = 1.0,
-        *,
-        lengthscale_bounds: Any = _DEFAULT_BOUNDS,
-        variance_bounds: Any = _DEFAULT_BOUNDS,
-    ):
-        self.lengthscale = lengthscale
-        self.variance = variance
-        self.lengthscale_bounds = lengthscale_bounds
-        self.variance_bounds = variance_bounds
-        self._check_params()
-
-    @property
-    def hyperparameters(self) -> list[Hyperparameter]:
-        return [
-            Hyperparameter("lengthscale", self.lengthscale_bounds, int(np.size(self.lengthscale))),
-            Hyperparameter("variance", self.variance_bounds),
-        ]
-
-    def _check_params(self) -> None:
-        if not isinstance(self.lengthscale, (str, bytes)) and np.ndim(self.lengthscale) > 1:
-            raise ValueError("lengthscale must be a scalar or a 1-D array (one per feature)")
-        super()._check_params()
 
     @property
     def anisotropic(self) -> bool:
@@ -350,22 +337,7 @@ class Matern(Stationary):
         Smoothness; a structural choice, not a fitted hyperparameter.
     """
 
-    def __init__(
-        self,
-        lengthscale: Any = 1.0,
-        variance: float = 1.0,
-        nu: float = 2.5,
-        *,
-        lengthscale_bounds: Any = _DEFAULT_BOUNDS,
-        variance_bounds: Any = _DEFAULT_BOUNDS,
-    ):
-        self.nu = nu
-        super().__init__(
-            lengthscale,
-            variance,
-            lengthscale_bounds=lengthscale_bounds,
-            variance_bounds=variance_bounds,
-        )
+    nu: float = parameter(2.5)
 
     def _check_params(self) -> None:
         if isinstance(self.nu, bool) or not isinstance(self.nu, numbers.Real):
@@ -494,84 +466,63 @@ class Laplace(Matern):
     Its spectral density is multivariate Cauchy (Rowland 2018, Table 7.1).
     """
 
-    def __init__(
-        self,
-        lengthscale: Any = 1.0,
-        variance: float = 1.0,
-        *,
-        lengthscale_bounds: Any = _DEFAULT_BOUNDS,
-        variance_bounds: Any = _DEFAULT_BOUNDS,
-    ):
-        super().__init__(
-            lengthscale,
-            variance,
-            nu=0.5,
-            lengthscale_bounds=lengthscale_bounds,
-            variance_bounds=variance_bounds,
-        )
+    nu = 0.5  # fixed: not a constructor argument
 
 
 class RationalQuadratic(Stationary):
-    """Rational quadratic kernel ``variance * (1 + r^2 / (2 alpha))^(-alpha)``.
+    """Rational quadratic kernel ``variance * (1 + r^2 / (2 shape))^(-shape)``.
 
-    A scale mixture of RBF kernels; tends to :class:`RBF` as ``alpha -> infinity``.
+    A scale mixture of RBF kernels; tends to :class:`RBF` as ``shape -> infinity``.
+
+    Parameters
+    ----------
+    shape : float
+        The shape ``> 0`` (scikit-learn's ``alpha``), a fitted hyperparameter with
+        ``shape_bounds`` and ``shape_prior`` like ``lengthscale`` and ``variance``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RationalQuadratic
+    >>> k = RationalQuadratic(lengthscale=1.0, shape=2.0)
+    >>> float(k(np.zeros((1, 1)), np.full((1, 1), 2.0))[0, 0])  # (1 + 4 / 4) ** -2
+    0.25
+    >>> k.theta_names
+    ['lengthscale', 'variance', 'shape']
 
     Notes
     -----
-    Its tail decays only like ``r^(-2 alpha)``. Where ``r^2`` itself is beyond the float64
+    Its tail decays only like ``r^(-2 shape)``. Where ``r^2`` itself is beyond the float64
     range (``r > 1.3e154``) the value is taken as its limit 0, which is within
-    ``exp(-709 alpha)`` of the true value (below 1e-30 for ``alpha >= 0.1``).
+    ``exp(-709 shape)`` of the true value (below 1e-30 for ``shape >= 0.1``).
     """
 
-    _scalar_params = ("variance", "alpha")
-
-    def __init__(
-        self,
-        lengthscale: Any = 1.0,
-        variance: float = 1.0,
-        alpha: float = 1.0,
-        *,
-        lengthscale_bounds: Any = _DEFAULT_BOUNDS,
-        variance_bounds: Any = _DEFAULT_BOUNDS,
-        alpha_bounds: Any = _DEFAULT_BOUNDS,
-    ):
-        self.alpha = alpha
-        self.alpha_bounds = alpha_bounds
-        super().__init__(
-            lengthscale,
-            variance,
-            lengthscale_bounds=lengthscale_bounds,
-            variance_bounds=variance_bounds,
-        )
-
-    @property
-    def hyperparameters(self) -> list[Hyperparameter]:
-        return [*super().hyperparameters, Hyperparameter("alpha", self.alpha_bounds)]
+    shape: float = parameter(1.0, fitted=True)
 
     def _log1p_u(self, s: np.ndarray) -> np.ndarray:
-        """``log(1 + s / (2 alpha))`` in place; ``inf`` where ``s / (2 alpha)`` overflows."""
+        """``log(1 + s / (2 shape))`` in place; ``inf`` where ``s / (2 shape)`` overflows."""
         with np.errstate(over="ignore"):
-            s /= float(self.alpha)  # not s / (2 alpha): 2 alpha may overflow
+            s /= float(self.shape)  # not s / (2 shape): 2 shape may overflow
             s *= 0.5
         return np.log1p(s, out=s)
 
     def _f(self, s: np.ndarray) -> np.ndarray:
         s = self._log1p_u(s)
-        s *= -float(self.alpha)
+        s *= -float(self.shape)
         return np.exp(s, out=s)
 
     def _g(self, s: np.ndarray) -> np.ndarray:
         s = self._log1p_u(s)
-        s *= -(float(self.alpha) + 1.0)
+        s *= -(float(self.shape) + 1.0)
         return np.exp(s, out=s)
 
     def _extra_gradients(self, s: np.ndarray | None, K0: np.ndarray) -> list[np.ndarray]:
-        if not self._extra_hyperparameters():  # alpha fixed
+        if not self._extra_hyperparameters():  # shape fixed
             return []
-        assert s is not None  # squared distances are computed whenever alpha is free
-        # d log f / d log alpha = alpha * (u / (1 + u) - log(1 + u)),  u = s / (2 alpha);
+        assert s is not None  # squared distances are computed whenever shape is free
+        # d log f / d log shape = shape * (u / (1 + u) - log(1 + u)),  u = s / (2 shape);
         # u is clipped to the float range, where K0 = 0 already
-        a = float(self.alpha)
+        a = float(self.shape)
         with np.errstate(over="ignore"):
             u = np.minimum(s / a * 0.5, np.finfo(np.float64).max)
         return [float(self.variance) * K0 * a * (u / (1.0 + u) - np.log1p(u))]

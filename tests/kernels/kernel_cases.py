@@ -115,7 +115,7 @@ VECTOR_CASES: list[Case] = [
         lambda p, d: RBF(p.vec(*LS, d), p.logu(*VAR)) * Polynomial(2, p.logu(0.1, 1.0), 1.0),
     ),
     Case("product_constant", lambda p, d: Constant(p.logu(*VAR)) * Matern(p.logu(*LS), nu=1.5)),
-    Case("scaled", lambda p, d: p.logu(0.1, 10.0) * RationalQuadratic(p.logu(*LS), alpha=2.0)),
+    Case("scaled", lambda p, d: p.logu(0.1, 10.0) * RationalQuadratic(p.logu(*LS), shape=2.0)),
     Case("power", lambda p, d: Matern(p.logu(*LS), p.logu(*VAR), nu=2.5) ** 3),
     Case("poly", lambda p, d: poly(Linear(p.logu(0.1, 1.0)), [1.0, 2.0, 3.0])),
     Case("exp", lambda p, d: exp(RBF(p.logu(*LS), p.logu(0.1, 2.0)))),

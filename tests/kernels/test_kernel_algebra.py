@@ -19,7 +19,7 @@ from kernelkit.kernels import (
     exp,
     poly,
 )
-from kernelkit.kernels.base import Composed, Exponential_of, Polynomial_of, Product, Scaled, Sum
+from kernelkit.kernels.base import Composed, ExponentialOf, PolynomialOf, Product, Scaled, Sum
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def test_scaling_both_sides(data, k1, c) -> None:
 def test_power(data, k1) -> None:
     X, Y = data
     k = k1**3
-    assert isinstance(k, Polynomial_of)
+    assert isinstance(k, PolynomialOf)
     for got, a in zip(_both(k, X, Y), _both(k1, X, Y), strict=True):
         np.testing.assert_allclose(got, a**3, rtol=1e-13)
     np.testing.assert_allclose((k1**0)(X, Y), np.ones((11, 6)))
@@ -88,7 +88,7 @@ def test_poly(data, k2) -> None:
 def test_exp(data, k1) -> None:
     X, Y = data
     k = exp(k1)
-    assert isinstance(k, Exponential_of)
+    assert isinstance(k, ExponentialOf)
     for got, K in zip(_both(k, X, Y), _both(k1, X, Y), strict=True):
         np.testing.assert_allclose(got, np.exp(K), rtol=1e-14)
 

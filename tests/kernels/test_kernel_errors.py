@@ -105,9 +105,9 @@ def test_ard_lengthscale_must_match_features(cls) -> None:
         (lambda v: RBF(lengthscale=v), "lengthscale"),
         (lambda v: RBF(lengthscale=[1.0, v]), "lengthscale"),
         (lambda v: Matern(variance=v), "variance"),
-        (lambda v: RationalQuadratic(alpha=v), "alpha"),
+        (lambda v: RationalQuadratic(shape=v), "shape"),
         (lambda v: Constant(v), "value"),
-        (lambda v: White(v), "noise_level"),
+        (lambda v: White(v), "noise"),
         (lambda v: Linear(v), "variance"),
         (lambda v: Polynomial(gamma=v), "gamma"),
     ],
@@ -266,10 +266,10 @@ def test_constant_next_to_a_kernel_on_objects_takes_its_inputs() -> None:
     ("make", "name"),
     [
         (lambda v: Constant(v), "value"),
-        (lambda v: White(v), "noise_level"),
+        (lambda v: White(v), "noise"),
         (lambda v: RBF(variance=v), "variance"),
         (lambda v: RBF(lengthscale=v), "lengthscale"),
-        (lambda v: RationalQuadratic(alpha=v), "alpha"),
+        (lambda v: RationalQuadratic(shape=v), "shape"),
         (lambda v: Polynomial(gamma=v), "gamma"),
     ],
 )
@@ -284,10 +284,10 @@ def test_hyperparameters_given_as_strings_are_refused(make, name) -> None:
     ("make", "name"),
     [
         (lambda v: Constant(v), "value"),
-        (lambda v: White(v), "noise_level"),
+        (lambda v: White(v), "noise"),
         (lambda v: RBF(variance=v), "variance"),
         (lambda v: Linear(v), "variance"),
-        (lambda v: RationalQuadratic(alpha=v), "alpha"),
+        (lambda v: RationalQuadratic(shape=v), "shape"),
         (lambda v: Polynomial(gamma=v), "gamma"),
     ],
 )
@@ -298,7 +298,7 @@ def test_scalar_hyperparameters_must_be_scalars(make, name) -> None:
 
 
 def test_constant_white_nan_parameters_and_bounds() -> None:
-    for make, name in ((Constant, "value"), (White, "noise_level")):
+    for make, name in ((Constant, "value"), (White, "noise")):
         with pytest.raises(ValueError, match=f"{name} must be finite"):
             make(np.nan)
         with pytest.raises(TypeError, match=f"{name} must be a number, got bool"):

@@ -69,9 +69,9 @@ STATIONARY = [
     ("matern_3.3", lambda ls, v: Matern(ls, v, nu=3.3), 4),
     ("matern_120.5", lambda ls, v: Matern(ls, v, nu=120.5), 4),
     ("matern_inf", lambda ls, v: Matern(ls, v, nu=np.inf), 4),
-    ("rq", lambda ls, v: RationalQuadratic(ls, v, alpha=1.0), 4),
-    ("rq_heavy", lambda ls, v: RationalQuadratic(ls, v, alpha=0.1), 4),
-    ("rq_light", lambda ls, v: RationalQuadratic(ls, v, alpha=1e4), 4),
+    ("rq", lambda ls, v: RationalQuadratic(ls, v, shape=1.0), 4),
+    ("rq_heavy", lambda ls, v: RationalQuadratic(ls, v, shape=0.1), 4),
+    ("rq_light", lambda ls, v: RationalQuadratic(ls, v, shape=1e4), 4),
     ("sinc", lambda ls, v: Sinc(ls, v), 3),
 ]
 IDS = [name for name, _, _ in STATIONARY]
@@ -378,13 +378,17 @@ def test_median_heuristic_overflow_is_an_error() -> None:
 
 
 def test_random_fourier_features_median_lengthscale_at_any_scale() -> None:
-    """``RandomFourierFeatures(lengthscale='median')`` on ``X * 1e300`` was all NaN."""
+    """Random Fourier features with the median-heuristic lengthscale on ``X * 1e300``
+    (once all NaN) equal those on ``X``."""
     from kernelkit.features import RandomFourierFeatures
 
+    def rff_median(X: np.ndarray) -> RandomFourierFeatures:
+        return RandomFourierFeatures(kernel=RBF(median_heuristic(X)), random_state=0)
+
     X = np.random.default_rng(0).standard_normal((25, 3))
-    ref = RandomFourierFeatures(lengthscale="median", random_state=0).fit_transform(X)
+    ref = rff_median(X).fit_transform(X)
     for scale in (1e300, 1e-300):
-        rff = RandomFourierFeatures(lengthscale="median", random_state=0)
+        rff = rff_median(X * scale)
         Z = _no_warnings(lambda s=scale, r=rff: r.fit_transform(X * s))
         assert np.all(np.isfinite(Z))
         np.testing.assert_allclose(Z, ref, rtol=1e-6, atol=1e-8)

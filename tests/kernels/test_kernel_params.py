@@ -92,13 +92,13 @@ def test_theta_names_and_bounds() -> None:
     assert k.theta_names == ["lengthscale[0]", "lengthscale[1]", "lengthscale[2]", "variance"]
     np.testing.assert_allclose(k.theta, np.log([1.0, 2.0, 3.0, 0.5]))
     np.testing.assert_allclose(k.bounds, np.log([[1e-2, 1e2]] * 3 + [[1e-5, 1e5]]))
-    s = k + RationalQuadratic(alpha=2.0) * White()
+    s = k + RationalQuadratic(shape=2.0) * White()
     assert s.theta_names == [
         *(f"k1__{n}" for n in k.theta_names),
         "k2__k1__lengthscale",
         "k2__k1__variance",
-        "k2__k1__alpha",
-        "k2__k2__noise_level",
+        "k2__k1__shape",
+        "k2__k2__noise",
     ]
     assert s.bounds.shape == (8, 2) and s.theta.shape == (8,)
     for k0 in (Angular(), Intersection(), Precomputed(np.eye(2))):
@@ -127,17 +127,17 @@ FIXED_CASES = [
     ),
     (Matern(0.8, 1.1, nu=0.7, variance_bounds="fixed"), Matern(0.8, 1.1, nu=0.7), ["lengthscale"]),
     (
-        RationalQuadratic(0.9, 1.4, 2.0, alpha_bounds="fixed"),
+        RationalQuadratic(0.9, 1.4, 2.0, shape_bounds="fixed"),
         RationalQuadratic(0.9, 1.4, 2.0),
         ["lengthscale", "variance"],
     ),
     (
         RationalQuadratic(0.9, 1.4, 2.0, variance_bounds="fixed", lengthscale_bounds="fixed"),
         RationalQuadratic(0.9, 1.4, 2.0),
-        ["alpha"],
+        ["shape"],
     ),
     (
-        RationalQuadratic([0.9, 1.0, 2.0], 1.4, 2.0, alpha_bounds="fixed", variance_bounds="fixed"),
+        RationalQuadratic([0.9, 1.0, 2.0], 1.4, 2.0, shape_bounds="fixed", variance_bounds="fixed"),
         RationalQuadratic([0.9, 1.0, 2.0], 1.4, 2.0),
         ["lengthscale[0]", "lengthscale[1]", "lengthscale[2]"],
     ),
@@ -180,10 +180,10 @@ def test_fixed_hyperparameters_leave_theta_and_gradients(fixed, free, names) -> 
     [
         RBF(lengthscale_bounds="fixed", variance_bounds="fixed"),
         RationalQuadratic(
-            lengthscale_bounds="fixed", variance_bounds="fixed", alpha_bounds="fixed"
+            lengthscale_bounds="fixed", variance_bounds="fixed", shape_bounds="fixed"
         ),
         Constant(value_bounds="fixed"),
-        White(noise_level_bounds="fixed"),
+        White(noise_bounds="fixed"),
         Linear(variance_bounds="fixed"),
         Polynomial(coef0=0.0, gamma_bounds="fixed"),
         Angular(),

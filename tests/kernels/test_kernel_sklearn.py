@@ -46,7 +46,7 @@ SKLEARN_KERNELS = [
     Matern(1.1, nu=1.5),
     Matern(0.9, nu=0.7),
     Laplace(2.0),
-    RationalQuadratic(1.0, alpha=2.0),
+    RationalQuadratic(1.0, shape=2.0),
     Sinc(2.0),
     Linear(0.5),
     Polynomial(2, 0.3, 1.0),

@@ -146,18 +146,18 @@ def test_rbf_is_assignment_gaussian() -> None:
     np.testing.assert_allclose(RBF(sigma)(X), np.exp(-D2 / (2 * sigma**2)), rtol=1e-12)
 
 
-@pytest.mark.parametrize("alpha", [0.3, 1.0, 7.5])
-def test_rational_quadratic_equals_sklearn(XY, alpha) -> None:
+@pytest.mark.parametrize("shape", [0.3, 1.0, 7.5])
+def test_rational_quadratic_equals_sklearn(XY, shape) -> None:
     X, Y = XY
-    k = RationalQuadratic(1.4, 1.9, alpha)
-    sk = skk.RationalQuadratic(length_scale=1.4, alpha=alpha)
+    k = RationalQuadratic(1.4, 1.9, shape)
+    sk = skk.RationalQuadratic(length_scale=1.4, alpha=shape)
     np.testing.assert_allclose(k(X, Y), 1.9 * sk(X, Y), rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(k(X), 1.9 * sk(X), rtol=1e-12, atol=1e-15)
 
 
 def test_rational_quadratic_tends_to_rbf(XY) -> None:
     X, _ = XY
-    err = np.abs(RationalQuadratic(1.0, alpha=1e6)(X) - RBF(1.0)(X)).max()
+    err = np.abs(RationalQuadratic(1.0, shape=1e6)(X) - RBF(1.0)(X)).max()
     assert err < 1e-5
 
 
