@@ -5,10 +5,11 @@ median-heuristic lengthscale; data: 32 Gaussian clusters, so kernel values sprea
 (0, 1). ``RBFSampler(n_components=8192)`` draws 8192 frequencies and outputs 8192 columns
 ``sqrt(2/D) cos(w.x + b)``. Two fair comparisons with it:
 
-* ``sorf``: 4096 frequencies, ``features="cos_sin"`` -> the **same output width** (8192
-  columns) and the lower-variance cos/sin estimator — the headline ``ratio``;
-* ``sorf_bias``: 8192 frequencies, ``features="cos_bias"`` -> the **same map** as
-  RBFSampler (same number of frequencies and columns) with SORF frequencies.
+* ``sorf``: ``n_components=8192``, ``features="cos_sin"`` -> the **same output width**
+  (8192 columns, 4096 frequencies) and the lower-variance cos/sin estimator — the headline
+  ``ratio``;
+* ``sorf_bias``: ``n_components=8192``, ``features="cos_bias"`` -> the **same map** as
+  RBFSampler (8192 frequencies and columns) with SORF frequencies.
 
 ``iid`` and ``orf`` (dense 4096 x d frequency matrices, cos/sin) are timed at d = 1024.
 Quality: relative Frobenius error ``|K_hat - K|_F / |K|_F`` of the estimated Gram matrix
@@ -49,16 +50,17 @@ def run(n: int, d: int, n_freq: int, repeats: int, dense: bool) -> dict:
     idx = np.random.RandomState(1).choice(n, min(n, 1000), replace=False)
     K = RBF(lengthscale=ls)(X[idx])
 
-    def rff(m: int, **kw: object) -> RandomFourierFeatures:
-        return RandomFourierFeatures(m, lengthscale=ls, random_state=0, **kw).fit(X)
+    def rff(**kw: object) -> RandomFourierFeatures:
+        kernel = RBF(lengthscale=ls)
+        return RandomFourierFeatures(n_freq, kernel=kernel, random_state=0, **kw).fit(X)
 
     models = {
-        "sorf": rff(n_freq // 2, coupling="hadamard"),
-        "sorf_bias": rff(n_freq, coupling="hadamard", features="cos_bias"),
+        "sorf": rff(coupling="hadamard"),
+        "sorf_bias": rff(coupling="hadamard", features="cos_bias"),
     }
     if dense:
-        models["iid"] = rff(n_freq // 2, coupling="iid")
-        models["orf"] = rff(n_freq // 2, coupling="orthogonal")
+        models["iid"] = rff(coupling="iid")
+        models["orf"] = rff(coupling="orthogonal")
     peer = RBFSampler(n_components=n_freq, gamma=1.0 / (2.0 * ls**2), random_state=0).fit(X)
     contenders = {k: (lambda m=m: m.transform(X)) for k, m in models.items()}
     contenders["rbfsampler"] = lambda: peer.transform(X)
@@ -72,7 +74,7 @@ def run(n: int, d: int, n_freq: int, repeats: int, dense: bool) -> dict:
         f"{'param bytes':>12s} {'Gram rel err':>12s}"
     )
     for k in contenders:
-        freqs = n_freq if k in ("rbfsampler", "sorf_bias") else n_freq // 2
+        freqs = models[k].n_frequencies_ if k in models else n_freq
         print(
             f"{k:11s} {freqs:6d} {out[k].shape[1]:6d} {times[k]:8.3f} "
             f"{times['rbfsampler'] / times[k]:8.2f} {nbytes[k]:12d} {errs[k]:12.4f}"

@@ -51,12 +51,12 @@ from kernelkit.plotting import COLORS, new_figure, save_figure
 
 #: name -> RandomProjection options
 CONFIGS: dict[str, dict[str, Any]] = {
-    "JLT": {"kind": "gaussian"},
-    "G_ort": {"kind": "orthogonal"},
-    **{f"HR k={k}": {"kind": "hadamard", "n_blocks": k} for k in (1, 2, 3, 4)},
-    "HR with repl.": {"kind": "hadamard", "n_blocks": 3, "subsampling": "with_replacement"},
-    "HR first rows": {"kind": "hadamard", "n_blocks": 3, "subsampling": "first"},
-    "Hybrid": {"kind": "hybrid", "n_blocks": 3},
+    "JLT": {"coupling": "iid"},
+    "G_ort": {"coupling": "orthogonal"},
+    **{f"HR k={k}": {"coupling": "hadamard", "n_blocks": k} for k in (1, 2, 3, 4)},
+    "HR with repl.": {"coupling": "hadamard", "n_blocks": 3, "subsampling": "with_replacement"},
+    "HR first rows": {"coupling": "hadamard", "n_blocks": 3, "subsampling": "first"},
+    "Hybrid": {"coupling": "hybrid", "n_blocks": 3},
 }
 PANELS = {
     "(a) JLT vs orthogonal": ["JLT", "G_ort", "HR k=3"],
@@ -70,10 +70,10 @@ COMPETITIVE = 1.25
 
 def _theory(cfg: dict, x: np.ndarray, y: np.ndarray, m: int) -> float:
     """Closed-form MSE of one configuration at one pair (Rowland (2018) §6.3)."""
-    kind = cfg["kind"]
-    if kind == "gaussian":
+    coupling = cfg["coupling"]
+    if coupling == "iid":
         return theory.mse_iid_inner(x, y, m)  # Lemma 6.5
-    if kind == "orthogonal":
+    if coupling == "orthogonal":
         return theory.mse_orthogonal_inner(x, y, m)  # Thm 6.6, corrected
     return theory.mse_hadamard_inner(  # Thms 6.7, 6.9, 6.11
         x,
@@ -81,7 +81,7 @@ def _theory(cfg: dict, x: np.ndarray, y: np.ndarray, m: int) -> float:
         m,
         cfg["n_blocks"],
         subsampling=cfg.get("subsampling", "without_replacement"),
-        hybrid=kind == "hybrid",
+        hybrid=coupling == "hybrid",
     )
 
 
@@ -244,7 +244,7 @@ def _tables(res: dict, ms: list[int]) -> dict:
 )
 def run(quick: bool, out: Path, random_state: Any) -> dict:
     rng = check_random_state(random_state)
-    X = standardise(load_uci("insurance")[0])
+    X = standardise(load_uci("insurance").X)
     n, d = X.shape
     s = _settings(quick, d)
     res = _simulate(X, s, rng)

@@ -3,7 +3,9 @@ projections, the fast Walsh–Hadamard transform (Rowland (2018) Part II).
 
 * :func:`fwht`, :func:`pad_to_power_of_two` — fast Walsh–Hadamard transform;
 * :mod:`~kernelkit.features.matrices` — random matrices (Gaussian, ``G_ort``,
-  Hadamard–Rademacher / S-Hybrid, sparse, FJLT);
+  Hadamard–Rademacher / S-Hybrid, sparse, FJLT) and their couplings (:data:`COUPLINGS`,
+  :data:`PROJECTION_COUPLINGS`, the aliases ``"orf"`` and ``"sorf"``);
+* :class:`RandomMap` — the base class of the random maps below (the extension point);
 * :class:`RandomFourierFeatures` (IID / ORF / SORF), :class:`AngularFeatures`;
 * :class:`RandomProjection`, :func:`jl_min_dim` — Johnson–Lindenstrauss embeddings;
 * :mod:`~kernelkit.features.theory` — closed-form MSEs of these estimators (Ch. 6–7).
@@ -11,16 +13,28 @@ projections, the fast Walsh–Hadamard transform (Rowland (2018) Part II).
 
 from kernelkit.features import matrices, theory
 from kernelkit.features.angular import AngularFeatures
+from kernelkit.features.base import RandomMap
 from kernelkit.features.fourier import RandomFourierFeatures
 from kernelkit.features.fwht import fwht, next_power_of_two, pad_to_power_of_two
-from kernelkit.features.matrices import FJLT, HadamardRademacher
+from kernelkit.features.matrices import (
+    COUPLING_ALIASES,
+    COUPLINGS,
+    FJLT,
+    PROJECTION_COUPLINGS,
+    HadamardRademacher,
+    resolve_coupling,
+)
 from kernelkit.features.projection import RandomProjection, jl_failure_bound, jl_min_dim
 
 __all__ = [
+    "COUPLINGS",
+    "COUPLING_ALIASES",
     "FJLT",
+    "PROJECTION_COUPLINGS",
     "AngularFeatures",
     "HadamardRademacher",
     "RandomFourierFeatures",
+    "RandomMap",
     "RandomProjection",
     "fwht",
     "jl_failure_bound",
@@ -28,5 +42,6 @@ __all__ = [
     "matrices",
     "next_power_of_two",
     "pad_to_power_of_two",
+    "resolve_coupling",
     "theory",
 ]

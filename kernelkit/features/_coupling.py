@@ -8,7 +8,6 @@ import warnings
 import numpy as np
 
 from kernelkit._memory import check_memory
-from kernelkit._validation import check_in
 from kernelkit.features._structured import Consumer, HadamardRademacher
 from kernelkit.features.fwht import (
     next_power_of_two,
@@ -16,11 +15,15 @@ from kernelkit.features.fwht import (
     run_row_blocks,
     scratch_buffer,
 )
-from kernelkit.features.matrices import gaussian_matrix, haar_rows, hadamard_rademacher
+from kernelkit.features.matrices import (
+    COUPLINGS,
+    gaussian_matrix,
+    haar_rows,
+    hadamard_rademacher,
+)
 
-__all__ = ["COUPLINGS", "Directions"]
+__all__ = ["Directions"]
 
-COUPLINGS = ("iid", "orthogonal", "hadamard")
 #: Below this padded dimension Hadamard directions are strongly biased (kernel errors of
 #: 0.03-0.4 at d = 4..8 with k = 3; <= 0.01 from d = 9, padded to 16).
 _MIN_HADAMARD_DIM = 16
@@ -54,7 +57,7 @@ class Directions:
     factors, zero-padded to ``D`` (§7.6, SORF). ``scales`` multiplies row ``i``.
 
     A request that cannot fit in memory (:func:`directions_nbytes`) is refused before
-    anything is drawn, with ``owner`` (the feature map's name) in the message.
+    anything is drawn, with ``request`` (what the feature map was asked for) in the message.
     """
 
     def __init__(
@@ -65,12 +68,12 @@ class Directions:
         rng: np.random.RandomState,
         *,
         n_blocks: int = 3,
-        owner: str = "Directions",
+        request: str = "Directions",
     ):
-        check_in(coupling, "coupling", COUPLINGS)
+        assert coupling in COUPLINGS, coupling  # resolved by the feature map
         check_memory(
             directions_nbytes(coupling, m, d, n_blocks),
-            f"{owner}(n_components={m}, coupling={coupling!r}) on {d} features",
+            request,
             "ask for fewer components"
             + ("" if coupling == "hadamard" else ", or use coupling='hadamard' (O(m) memory)"),
         )
@@ -93,7 +96,7 @@ class Directions:
                     "directions in few dimensions are far from uniform on the sphere); "
                     "use coupling='orthogonal' below 9 features",
                     UserWarning,
-                    stacklevel=3,
+                    stacklevel=4,  # Directions <- _make_random_matrix <- fit <- caller
                 )
 
     @property

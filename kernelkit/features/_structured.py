@@ -58,13 +58,17 @@ class HadamardRademacher:
     ``G_ort`` in Def. 7.1). With ``hybrid=True`` the last diagonal is uniform on
     ``{±1, ±i}`` (the S-Hybrid matrix of §6.3.5; Thm 6.10) and products are complex.
 
-    Every row has unit norm. Build one with :meth:`sample`; apply it with :meth:`apply`.
+    Every row has unit norm. Draw one with
+    :func:`kernelkit.features.matrices.hadamard_rademacher` (the constructor takes the
+    drawn signs); apply it with :meth:`apply`.
 
     Parameters
     ----------
     signs : ndarray of int8, shape (n_stack, k_real, D)
-    d, m : int
-        Input dimension and number of rows; ``n_stack = ceil(m / D)``.
+    d : int
+        Input dimension.
+    n_components : int
+        Number ``m`` of rows; ``n_stack = ceil(m / D)``.
     phases : ndarray of int8, shape (n_stack, D), optional
     row_index : ndarray of int32, optional
         Kept rows of the blocks ``indexed_from, ..., n_stack - 1``, concatenated: block
@@ -95,7 +99,7 @@ class HadamardRademacher:
         self,
         signs: np.ndarray,
         d: int,
-        m: int,
+        n_components: int,
         phases: np.ndarray | None = None,
         *,
         row_index: np.ndarray | None = None,
@@ -105,10 +109,12 @@ class HadamardRademacher:
         self.phases = phases
         self.d = d
         self.d_pad = D = next_power_of_two(d)
-        self.m = m
+        self.m = m = n_components
         self.n_stack = signs.shape[0]
         if self.n_stack != -(-m // D):
-            raise ValueError(f"signs has {self.n_stack} blocks; m={m} rows need {-(-m // D)}")
+            raise ValueError(
+                f"signs has {self.n_stack} blocks; n_components={m} rows need {-(-m // D)}"
+            )
         self.n_blocks = signs.shape[1] + (phases is not None)
         self.row_index = np.empty(0, np.int32) if row_index is None else row_index
         n_indexed = -(-self.row_index.size // D)
@@ -117,7 +123,7 @@ class HadamardRademacher:
         if self.row_index.size != expected:
             raise ValueError(
                 f"row_index has {self.row_index.size} entries; blocks {self.indexed_from} "
-                f"to {self.n_stack - 1} of m={m} rows need {expected}"
+                f"to {self.n_stack - 1} of n_components={m} rows need {expected}"
             )
 
     def block_rows(self, b: int) -> np.ndarray | None:
@@ -131,25 +137,6 @@ class HadamardRademacher:
     @property
     def rows(self) -> list[np.ndarray | None]:
         return [self.block_rows(b) for b in range(self.n_stack)]
-
-    # ------------------------------------------------------------------ sampling
-    @classmethod
-    def sample(
-        cls,
-        m: int,
-        d: int,
-        random_state: Any = None,
-        *,
-        n_blocks: int = 3,
-        subsampling: str = "without_replacement",
-        hybrid: bool = False,
-    ) -> HadamardRademacher:
-        """Draw the matrix; see :func:`kernelkit.features.matrices.hadamard_rademacher`."""
-        from kernelkit.features.matrices import hadamard_rademacher
-
-        return hadamard_rademacher(
-            m, d, random_state, n_blocks=n_blocks, subsampling=subsampling, hybrid=hybrid
-        )
 
     @property
     def shape(self) -> tuple[int, int]:

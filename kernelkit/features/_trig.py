@@ -55,6 +55,15 @@ def _buffers(scratch: dict, size: int) -> tuple[list[np.ndarray], np.ndarray]:
     return [b[:size] for b in bufs[:5]], bufs[5][:size]
 
 
+def _polynomial(z: np.ndarray, coefs: tuple[float, ...], out: np.ndarray) -> None:
+    """``out[...] = coefs[0] + coefs[1] z + ... + coefs[-1] z^(len - 1)`` (Horner, in place)."""
+    np.multiply(z, coefs[-1], out=out)
+    out += coefs[-2]
+    for coef in coefs[-3::-1]:
+        out *= z
+        out += coef
+
+
 def sincos(
     x: np.ndarray,
     sin_out: np.ndarray,
@@ -90,21 +99,13 @@ def sincos(
     r -= t
     np.multiply(r, r, out=z)
     # s = sin r = r + r z P(z)
-    np.multiply(z, _S[5], out=s)
-    s += _S[4]
-    for coef in _S[3::-1]:
-        s *= z
-        s += coef
+    _polynomial(z, _S, s)
     s *= z
     s *= r
     s += r
     # c = cos r = 1 - z/2 + z^2 Q(z)   (r is no longer needed: reuse its buffer)
     c = r
-    np.multiply(z, _C[5], out=c)
-    c += _C[4]
-    for coef in _C[3::-1]:
-        c *= z
-        c += coef
+    _polynomial(z, _C, c)
     c *= z
     c -= 0.5
     c *= z

@@ -6,12 +6,9 @@ import math
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._memory import empty_output
-from kernelkit._validation import check_in, check_int, check_n_jobs, check_random_state, validate_X
-from kernelkit.features._coupling import COUPLINGS, Directions
+from kernelkit.features.base import RandomMap
 
 __all__ = ["AngularFeatures"]
 
@@ -37,7 +34,7 @@ def _rows_near_unit_scale(X: np.ndarray) -> np.ndarray:
     return X
 
 
-class AngularFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class AngularFeatures(RandomMap):
     """``z(x) = sign(W x) / sqrt(m)``, so that ``<z(x), z(y)>`` estimates the angular
     kernel ``1 - (2/pi) angle(x, y)`` (:class:`kernelkit.kernels.Angular`).
 
@@ -52,25 +49,26 @@ class AngularFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     The angular kernel is undefined at ``x = 0``: ``fit`` and ``transform`` reject a zero
     row with the error of :class:`kernelkit.kernels.Angular`.
 
+    It has the parameters of its base class :class:`RandomMap` and nothing more.
+
     Parameters
     ----------
     n_components : int, default=100
-        Number ``m`` of features.
+        Number ``m`` of features (random directions).
     coupling : {"iid", "orthogonal", "hadamard"}, default="iid"
+        ``"orf"`` and ``"sorf"`` are accepted for the last two.
     n_blocks : int, default=3
         ``S D`` factors for ``coupling="hadamard"``.
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
         Threads for ``transform`` (``None``: as many as BLAS uses).
 
     Attributes
     ----------
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Column names of a DataFrame given to ``fit`` (only then).
     directions_ : object
         The sampled directions (dense ``W`` or Hadamard–Rademacher signs).
-    n_parameter_bytes_ : int
+    n_components_, coupling_, n_features_in_, feature_names_in_, n_parameter_bytes_
+        As in :class:`RandomMap` (``coupling_``: the coupling used, aliases resolved).
 
     Examples
     --------
@@ -82,55 +80,21 @@ class AngularFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     True
     """
 
-    def __init__(
-        self,
-        n_components: int = 100,
-        *,
-        coupling: str = "iid",
-        n_blocks: int = 3,
-        random_state: Any = None,
-        n_jobs: int | None = None,
-    ):
-        self.n_components = n_components
-        self.coupling = coupling
-        self.n_blocks = n_blocks
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-
-    def fit(self, X: Any, y: Any = None) -> AngularFeatures:
-        """Draw the ``n_components`` directions for ``X.shape[1]`` input features."""
-        m = check_int(self.n_components, "n_components", minimum=1)
-        check_in(self.coupling, "coupling", COUPLINGS)
-        check_int(self.n_blocks, "n_blocks", minimum=1)
-        check_n_jobs(self.n_jobs)
-        X = validate_X(self, X, reset=True, order="C")
+    def _validate(self, X: Any, *, reset: bool) -> np.ndarray:
+        X = super()._validate(X, reset=reset)
         _check_no_zero_rows(X)
-        rng = check_random_state(self.random_state)
-        self.directions_ = Directions(
-            self.coupling, m, X.shape[1], rng, n_blocks=self.n_blocks, owner=type(self).__name__
-        )
-        self.n_parameter_bytes_ = self.directions_.n_parameter_bytes
-        return self
+        return X
 
-    @property
-    def _n_features_out(self) -> int:  # for ClassNamePrefixFeaturesOutMixin
-        return int(self.directions_.m)
+    def _fit_random(self, X: np.ndarray, dirs: Any, rng: np.random.RandomState) -> None:
+        self.directions_ = dirs
+        self.n_parameter_bytes_ = dirs.n_parameter_bytes
 
-    def __sklearn_tags__(self) -> Any:
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
-
-    def transform(self, X: Any) -> np.ndarray:
-        """``sign(X W^T) / sqrt(m)``, shape ``(n_samples, n_components)``; float32 stays
-        float32. A zero row (where the angular kernel is undefined) is an error."""
-        check_is_fitted(self, "directions_")
-        X = validate_X(self, X, reset=False, order="C")
-        _check_no_zero_rows(X)
+    def _transform(self, X: np.ndarray) -> np.ndarray:
+        """``sign(X W^T) / sqrt(m)``; a zero row (where the angular kernel is undefined)
+        is refused by ``_validate``."""
         X = _rows_near_unit_scale(X)  # sign(W x) is invariant to a positive scale of x
-        m = self.directions_.m
-        out = empty_output((X.shape[0], m), X.dtype, "AngularFeatures.transform")
-        scale = 1.0 / math.sqrt(m)
+        out = self._empty_output(X)
+        scale = 1.0 / math.sqrt(self.n_components_)
 
         def consume(s: int, e: int, c0: int, c1: int, th: np.ndarray, sc: dict) -> None:
             block = out[s:e, c0:c1]

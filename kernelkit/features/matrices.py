@@ -1,12 +1,21 @@
 """Random matrices for projections and random features (Rowland (2018) Chs. 5–7).
 
-Every sampler has the signature ``f(m, d, random_state=None, **options)`` and returns an
-``(m, d)`` matrix: a dense ndarray (:func:`gaussian_matrix`,
+Every sampler has the signature ``f(n_components, d, random_state=None, **options)`` and
+returns an ``(m, d)`` matrix, ``m = n_components``: a dense ndarray (:func:`gaussian_matrix`,
 :func:`gaussian_orthogonal_matrix`, :func:`haar_rows`), a ``scipy.sparse`` matrix
 (:func:`sparse_matrix`), or, for the structured ones, an operator with ``apply(X)``
 (``X @ M.T`` in ``O(d log d)`` per row, never forming ``M``), ``to_dense()`` and
 ``n_parameter_bytes`` (:func:`hadamard_rademacher`, :func:`fjlt_matrix`).
-:func:`sample_matrix` picks a sampler by name and :func:`apply_matrix` applies any of them.
+:func:`sample_matrix` picks a sampler by its coupling (:data:`PROJECTION_COUPLINGS`) and
+:func:`apply_matrix` applies any of them.
+
+The coupling is the joint law of the rows: ``"iid"`` (independent Gaussian rows),
+``"orthogonal"`` (``G_ort``, orthogonal within blocks of ``d``), ``"hadamard"`` (stacked
+Hadamard–Rademacher products), and for projections also ``"hybrid"``, ``"sparse"`` and
+``"fjlt"``. The random feature maps use :data:`COUPLINGS`; every estimator taking a
+``coupling`` resolves it with :func:`resolve_coupling`, which also accepts the literature's
+names ``"orf"`` (orthogonal random features) and ``"sorf"`` (structured orthogonal random
+features) for ``"orthogonal"`` and ``"hadamard"`` (:data:`COUPLING_ALIASES`).
 
 None of them is scaled for a projection: entries (Gaussian, sparse, FJLT) have variance
 1, ``G_ort`` rows have Gaussian norms, Hadamard–Rademacher rows have unit norm. The
@@ -16,7 +25,8 @@ projections in :mod:`kernelkit.features.projection` apply the scalings of §6.3.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -34,8 +44,10 @@ from kernelkit.features.fwht import (
 )
 
 __all__ = [
+    "COUPLINGS",
+    "COUPLING_ALIASES",
     "FJLT",
-    "KINDS",
+    "PROJECTION_COUPLINGS",
     "SUBSAMPLING",
     "HadamardRademacher",
     "apply_matrix",
@@ -46,12 +58,45 @@ __all__ = [
     "haar_rows",
     "hadamard_rademacher",
     "matrix_gain",
+    "resolve_coupling",
     "sample_matrix",
     "sparse_matrix",
 ]
 
-KINDS = ("gaussian", "orthogonal", "hadamard", "hybrid", "sparse", "fjlt")
+#: Couplings of random directions, for the random feature maps (Rowland (2018) Ch. 7).
+COUPLINGS = ("iid", "orthogonal", "hadamard")
+#: Couplings of random projections (Rowland (2018) Chs. 5–6): the above and three more.
+PROJECTION_COUPLINGS = (*COUPLINGS, "hybrid", "sparse", "fjlt")
+#: The literature's names: ORF and SORF (Yu et al. 2016; Rowland (2018) Defs. 7.6, §7.6).
+COUPLING_ALIASES: Mapping[str, str] = MappingProxyType({"orf": "orthogonal", "sorf": "hadamard"})
 SUBSAMPLING = ("without_replacement", "with_replacement", "first")
+
+
+def resolve_coupling(
+    coupling: Any, accepted: tuple[str, ...] = COUPLINGS, name: str = "coupling"
+) -> str:
+    """The coupling named by ``coupling``: one of ``accepted``, or an alias of one.
+
+    Examples
+    --------
+    >>> resolve_coupling("sorf")
+    'hadamard'
+    >>> resolve_coupling("gaussian")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: coupling must be one of 'iid', 'orthogonal', 'hadamard' (or the aliases ...
+    """
+    aliases = {a: c for a, c in COUPLING_ALIASES.items() if c in accepted}
+    if isinstance(coupling, str):
+        if coupling in accepted:
+            return coupling
+        if coupling in aliases:
+            return aliases[coupling]
+    listed = ", ".join(map(repr, accepted))
+    if aliases:
+        listed += " (or the aliases " + ", ".join(f"{a!r} for {c!r}" for a, c in aliases.items())
+        listed += ")"
+    raise ValueError(f"{name} must be one of {listed}; got {coupling!r}")
 
 
 #: Random numbers are drawn in chunks of this many (the temporaries stay at a few MiB
@@ -82,8 +127,8 @@ def _randint8(rng: np.random.RandomState, high: int, shape: Any) -> np.ndarray:
     return out
 
 
-def _check_shape(m: Any, d: Any) -> tuple[int, int]:
-    return check_int(m, "m", minimum=1), check_int(d, "d", minimum=1)
+def _check_shape(n_components: Any, d: Any) -> tuple[int, int]:
+    return check_int(n_components, "n_components", minimum=1), check_int(d, "d", minimum=1)
 
 
 def _check_dense_size(name: str, m: int, d: int, copies: int = 1) -> None:
@@ -91,26 +136,26 @@ def _check_dense_size(name: str, m: int, d: int, copies: int = 1) -> None:
     that cannot fit in memory."""
     check_memory(
         copies * 8 * m * d,
-        f"{name}(m={m}, d={d}) ({m} x {d} float64)",
-        "ask for fewer rows m (n_components)",
+        f"{name}(n_components={m}, d={d}) ({m} x {d} float64)",
+        "ask for fewer rows (n_components)",
     )
 
 
-def gaussian_matrix(m: int, d: int, random_state: Any = None) -> np.ndarray:
+def gaussian_matrix(n_components: int, d: int, random_state: Any = None) -> np.ndarray:
     """I.i.d. ``N(0, 1)`` entries: the JLT matrix ``G`` (Rowland (2018) §5.3.1)."""
-    m, d = _check_shape(m, d)
+    m, d = _check_shape(n_components, d)
     _check_dense_size("gaussian_matrix", m, d)
     return check_random_state(random_state).standard_normal((m, d))
 
 
-def haar_rows(m: int, d: int, random_state: Any = None) -> np.ndarray:
-    """``m`` unit rows: ``ceil(m / d)`` independent Haar-random orthogonal ``d x d``
-    matrices stacked, bottom rows dropped (Rowland (2018) Defs. 6.1 and 7.1).
+def haar_rows(n_components: int, d: int, random_state: Any = None) -> np.ndarray:
+    """``m = n_components`` unit rows: ``ceil(m / d)`` independent Haar-random orthogonal
+    ``d x d`` matrices stacked, bottom rows dropped (Rowland (2018) Defs. 6.1 and 7.1).
 
     Each block is ``Q`` from the QR factorisation of a Gaussian matrix with the columns
     multiplied by ``sign(diag(R))``, which makes it exactly Haar (Mezzadri 2007).
     """
-    m, d = _check_shape(m, d)
+    m, d = _check_shape(n_components, d)
     _check_dense_size("haar_rows", m, d, _HAAR_COPIES)
     return _haar_rows(m, d, check_random_state(random_state))
 
@@ -141,11 +186,11 @@ def _haar_columns(G: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(Q.transpose(0, 2, 1))
 
 
-def gaussian_orthogonal_matrix(m: int, d: int, random_state: Any = None) -> np.ndarray:
+def gaussian_orthogonal_matrix(n_components: int, d: int, random_state: Any = None) -> np.ndarray:
     """``G_ort``: Haar-orthogonal rows scaled by independent ``chi_d`` norms, so that each
     row is marginally ``N(0, I_d)`` and rows within a block of ``d`` are orthogonal
     (Rowland (2018) Def. 6.1 and Def. 7.1 for ``m > d``)."""
-    m, d = _check_shape(m, d)
+    m, d = _check_shape(n_components, d)
     _check_dense_size("gaussian_orthogonal_matrix", m, d, _HAAR_COPIES)
     rng = check_random_state(random_state)
     W = _haar_rows(m, d, rng)
@@ -154,7 +199,7 @@ def gaussian_orthogonal_matrix(m: int, d: int, random_state: Any = None) -> np.n
 
 
 def sparse_matrix(
-    m: int, d: int, random_state: Any = None, *, density: Any = "achlioptas"
+    n_components: int, d: int, random_state: Any = None, *, density: Any = "achlioptas"
 ) -> sp.csr_matrix:
     """Sparse random signs with unit variance: ``±1/sqrt(s)`` w.p. ``s/2`` each, else 0.
 
@@ -169,9 +214,9 @@ def sparse_matrix(
     The named densities are used as published (``"achlioptas"``'s 1/3 is below ``1/d``
     only for ``d <= 2``).
     """
-    m, d = _check_shape(m, d)
+    m, d = _check_shape(n_components, d)
     s = _density(density, d)
-    _check_sparse_size(f"sparse_matrix(m={m}, d={d})", m, d, s)
+    _check_sparse_size(f"sparse_matrix(n_components={m}, d={d})", m, d, s)
     rng = check_random_state(random_state)
     nnz = rng.binomial(m * d, s)
     pos = sample_without_replacement(m * d, nnz, random_state=rng)
@@ -214,12 +259,12 @@ def _check_sparse_size(request: str, m: int, d: int, s: float) -> None:
     check_memory(
         int(_SPARSE_BYTES_PER_NONZERO * s * m * d) + pool,
         f"{request} with density {s:.3g}",
-        "ask for fewer rows m (n_components)",
+        "ask for fewer rows (n_components)",
     )
 
 
 def hadamard_rademacher(
-    m: int,
+    n_components: int,
     d: int,
     random_state: Any = None,
     *,
@@ -231,8 +276,8 @@ def hadamard_rademacher(
 
     Parameters
     ----------
-    m, d : int
-        Rows and input dimension; inputs are zero-padded to ``D = 2**ceil(log2 d)``.
+    n_components, d : int
+        Rows ``m`` and input dimension; inputs are zero-padded to ``D = 2**ceil(log2 d)``.
     n_blocks : int, default=3
         ``k``, the number of ``S D`` factors (Rowland (2018) Def. 6.3; §7.6 uses 3).
     subsampling : {"without_replacement", "with_replacement", "first"}
@@ -248,7 +293,7 @@ def hadamard_rademacher(
     HadamardRademacher
         Stores ``n_stack * k * D`` signs (int8) and the kept row indices: ``O(k m)``.
     """
-    m, d = _check_shape(m, d)
+    m, d = _check_shape(n_components, d)
     n_blocks = check_int(n_blocks, "n_blocks", minimum=1)
     check_in(subsampling, "subsampling", SUBSAMPLING)
     D = next_power_of_two(d)
@@ -258,9 +303,9 @@ def hadamard_rademacher(
     n_index = m if subsampling == "with_replacement" else (last if last < D else 0)
     check_memory(
         n_stack * D * (k_real + hybrid) + 4 * n_index,
-        f"hadamard_rademacher(m={m}, d={d}, n_blocks={n_blocks}) ({n_stack} stacked blocks "
-        f"of {n_blocks} diagonals of {D} signs)",
-        "ask for fewer rows m (n_components)",
+        f"hadamard_rademacher(n_components={m}, d={d}, n_blocks={n_blocks}) ({n_stack} "
+        f"stacked blocks of {n_blocks} diagonals of {D} signs)",
+        "ask for fewer rows (n_components)",
     )
     rng = check_random_state(random_state)
     signs = _rademacher(rng, (n_stack, k_real, D))
@@ -286,7 +331,7 @@ def hadamard_rademacher(
 
 
 def fjlt_matrix(
-    m: int,
+    n_components: int,
     d: int,
     random_state: Any = None,
     *,
@@ -300,7 +345,7 @@ def fjlt_matrix(
     ``n_points`` defaults to ``D``. A ``q`` below ``1/D`` is refused, as a ``density``
     below ``1/d`` in :func:`sparse_matrix` (most outputs would be exactly 0).
     """
-    m, d = _check_shape(m, d)
+    m, d = _check_shape(n_components, d)
     rng = check_random_state(random_state)
     D = next_power_of_two(d)
     if q is None:
@@ -308,7 +353,7 @@ def fjlt_matrix(
         q = min(max(math.log(n), 1.0) ** 2 / D, 1.0)
     else:
         q = _density(q, D, "q")
-    _check_sparse_size(f"fjlt_matrix(m={m}, d={d}) (P of shape ({m}, {D}))", m, D, q)
+    _check_sparse_size(f"fjlt_matrix(n_components={m}, d={d}) (P of shape ({m}, {D}))", m, D, q)
     signs = _rademacher(rng, D)
     nnz = rng.binomial(m * D, q)
     pos = sample_without_replacement(m * D, nnz, random_state=rng)
@@ -333,7 +378,7 @@ def _sparse_product(
 
 
 _SAMPLERS: dict[str, Callable[..., Any]] = {
-    "gaussian": gaussian_matrix,
+    "iid": gaussian_matrix,
     "orthogonal": gaussian_orthogonal_matrix,
     "hadamard": hadamard_rademacher,
     "hybrid": lambda m, d, random_state=None, **kw: hadamard_rademacher(
@@ -344,10 +389,14 @@ _SAMPLERS: dict[str, Callable[..., Any]] = {
 }
 
 
-def sample_matrix(kind: str, m: int, d: int, random_state: Any = None, **options: Any) -> Any:
-    """Draw an ``(m, d)`` random matrix of the named ``kind`` (one of :data:`KINDS`)."""
-    check_in(kind, "kind", KINDS)
-    return _SAMPLERS[kind](m, d, random_state, **options)
+def sample_matrix(
+    coupling: str, n_components: int, d: int, random_state: Any = None, **options: Any
+) -> Any:
+    """Draw an ``(n_components, d)`` random matrix with rows coupled by ``coupling`` (one
+    of :data:`PROJECTION_COUPLINGS`, or an alias of :data:`COUPLING_ALIASES`); ``options``
+    go to its sampler."""
+    coupling = resolve_coupling(coupling, PROJECTION_COUPLINGS)
+    return _SAMPLERS[coupling](n_components, d, random_state, **options)
 
 
 def apply_matrix(A: Any, X: Any, *, n_jobs: int | None = 1) -> np.ndarray:

@@ -9,24 +9,15 @@ from typing import Any
 
 import numpy as np
 from scipy import stats
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import (
-    check_fraction,
-    check_in,
-    check_int,
-    check_n_jobs,
-    check_random_state,
-    validate_X,
-)
+from kernelkit._validation import check_fraction, check_in, check_int
+from kernelkit.features.base import RandomMap
 from kernelkit.features.fwht import next_power_of_two
 from kernelkit.features.matrices import (
-    KINDS,
+    PROJECTION_COUPLINGS,
     SUBSAMPLING,
     _apply,
     _density,
-    check_projections_finite,
     matrix_gain,
     sample_matrix,
 )
@@ -92,13 +83,13 @@ def jl_failure_bound(n_samples: int, n_components: int, eps: float) -> float:
     return float(min(1.0, n * (n - 1) / 2 * tail))
 
 
-class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class RandomProjection(RandomMap):
     """Random linear map ``f: R^d -> R^m`` with ``E <f(x), f(y)> = <x, y>``.
 
     ========== ======================================== ==============================
-    kind       map                                      reference
+    coupling   map                                      reference
     ========== ======================================== ==============================
-    gaussian   ``G x / sqrt(m)``, ``G`` i.i.d. N(0, 1)  JLT (§5.3.1), Vempala Lemma 8
+    iid        ``G x / sqrt(m)``, ``G`` i.i.d. N(0, 1)  JLT (§5.3.1), Vempala Lemma 8
     orthogonal ``G_ort x / sqrt(m)``                    OJLT (§6.3, Defs. 6.1, 7.1)
     hadamard   ``sqrt(D/m) P S D_k ... S D_1 x``        OJLT (§6.3, Defs. 6.2–6.4)
     hybrid     as hadamard, ``D_k`` on ``{±1, ±i}``     S-Hybrid (§6.3.5, eq. 6.11)
@@ -109,7 +100,7 @@ class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     ``D`` is ``d`` padded to a power of two (inputs are zero-padded). ``hybrid`` returns
     complex features whose inner-product estimate is ``Re <conj(f(x)), f(y)>`` (eq.
     6.11; half the MSE of ``hadamard``, Thm 6.9); :meth:`estimate_inner` applies the
-    right estimator for every kind, so use it rather than ``f(X) @ f(Y).T``.
+    right estimator for every coupling, so use it rather than ``f(X) @ f(Y).T``.
 
     Parameters
     ----------
@@ -122,7 +113,9 @@ class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     eps : float in (0, 1), default=0.1
         Distortion allowed by the Johnson–Lindenstrauss bound (``n_components="auto"``
         only).
-    kind : str, default="gaussian"
+    coupling : str, default="iid"
+        One of :data:`kernelkit.features.PROJECTION_COUPLINGS` (the table above);
+        ``"orf"`` and ``"sorf"`` are accepted for ``"orthogonal"`` and ``"hadamard"``.
     n_blocks : int, default=3
         ``k``, the number of ``S D`` factors (``hadamard``, ``hybrid``).
     subsampling : {"without_replacement", "with_replacement", "first"}
@@ -133,15 +126,17 @@ class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         ``min(log(n_samples)**2 / D, 1)`` from the data given to ``fit``. A float must be
         at least ``1/d`` (``1/D`` for ``fjlt``): below that most rows of the matrix are
         empty and most outputs exactly 0, so it is refused.
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=None
     n_jobs : int or None, default=None
-        Threads over blocks of rows for the structured and sparse kinds (``None``: as
-        many as BLAS uses, ``-1``: all CPUs); dense kinds use BLAS.
+        Threads over blocks of rows for the structured and sparse couplings (``None``: as
+        many as BLAS uses, ``-1``: all CPUs); dense couplings use BLAS.
 
     Attributes
     ----------
     n_components_ : int
         The target dimension ``m`` (from :func:`jl_min_dim` for ``"auto"``).
+    coupling_ : str
+        The coupling used (aliases resolved).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Column names of a DataFrame given to ``fit`` (only then).
@@ -151,11 +146,16 @@ class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         ``f(x) = scale_ * matrix_ x``.
     n_parameter_bytes_ : int
 
+    See Also
+    --------
+    RandomMap : the base class (shared parameters, fit and transform plumbing).
+    sklearn.random_projection.GaussianRandomProjection : the ``iid`` coupling.
+
     Examples
     --------
     >>> import numpy as np
     >>> X = np.random.RandomState(0).randn(50, 256)
-    >>> proj = RandomProjection(128, kind="hadamard", random_state=0).fit(X)
+    >>> proj = RandomProjection(128, coupling="hadamard", random_state=0).fit(X)
     >>> proj.transform(X).shape
     (50, 128)
     >>> G = proj.estimate_inner(X[:3], X[:3])
@@ -165,91 +165,86 @@ class RandomProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
     126
     """
 
+    _couplings = PROJECTION_COUPLINGS
+
     def __init__(
         self,
         n_components: int | str = 100,
         *,
         eps: float = 0.1,
-        kind: str = "gaussian",
+        coupling: str = "iid",
         n_blocks: int = 3,
         subsampling: str = "without_replacement",
         density: Any = "auto",
         random_state: Any = None,
         n_jobs: int | None = None,
     ):
-        self.n_components = n_components
         self.eps = eps
-        self.kind = kind
-        self.n_blocks = n_blocks
         self.subsampling = subsampling
         self.density = density
-        self.random_state = random_state
-        self.n_jobs = n_jobs
+        self._set_shared_params(n_components, coupling, n_blocks, random_state, n_jobs)
 
-    def fit(self, X: Any, y: Any = None) -> RandomProjection:
-        """Draw the projection for ``X.shape[1]`` features (``fjlt`` also uses
-        ``X.shape[0]`` for its density)."""
-        auto = isinstance(self.n_components, str)
-        if auto:
+    def _check_n_components(self) -> None:
+        if isinstance(self.n_components, str):
             check_in(self.n_components, "n_components", ("auto",))
         else:
-            check_int(self.n_components, "n_components", minimum=1)
-        eps = check_fraction(self.eps, "eps")
-        check_in(self.kind, "kind", KINDS)
-        check_int(self.n_blocks, "n_blocks", minimum=1)
+            super()._check_n_components()
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        check_fraction(self.eps, "eps")
         check_in(self.subsampling, "subsampling", SUBSAMPLING)
-        check_n_jobs(self.n_jobs)
-        X = validate_X(self, X, reset=True, order="C")
+
+    def _fitted_n_components(self, X: np.ndarray) -> int:
+        if isinstance(self.n_components, str):  # "auto"
+            return _auto_components(X.shape[0], X.shape[1], float(self.eps))
+        return int(self.n_components)
+
+    def _make_random_matrix(self, n_rows: int, X: np.ndarray, rng: np.random.RandomState) -> Any:
+        """The unscaled matrix of ``coupling_`` (``fjlt`` also uses ``X.shape[0]`` for its
+        density)."""
         n, d = X.shape
-        m = _auto_components(n, d, eps) if auto else int(self.n_components)
-        rng = check_random_state(self.random_state)
-        kind = self.kind
+        coupling = self.coupling_
         options: dict[str, Any] = {}
-        if kind in ("hadamard", "hybrid"):
+        if coupling in ("hadamard", "hybrid"):
             options = {"n_blocks": self.n_blocks, "subsampling": self.subsampling}
-        elif kind == "sparse":
+        elif coupling == "sparse":
             options = {"density": self.density}
-        elif kind == "fjlt":
+        elif coupling == "fjlt":
             if isinstance(self.density, str) and self.density == "auto":
                 options = {"n_points": n}
             else:  # checked here, so that the message names density (fjlt_matrix's q)
                 options = {"q": _density(self.density, next_power_of_two(d))}
         elif self.density != "auto":
-            raise ValueError(f"density applies to kind='sparse' or 'fjlt' only, got kind={kind!r}")
-        A = sample_matrix(kind, m, d, rng, **options)
-        if kind in ("hadamard", "hybrid"):
+            raise ValueError(
+                f"density applies to coupling='sparse' or 'fjlt' only, got coupling={coupling!r}"
+            )
+        return sample_matrix(coupling, n_rows, d, rng, **options)
+
+    def _fit_random(self, X: np.ndarray, A: Any, rng: np.random.RandomState) -> None:
+        m = A.shape[0]
+        if self.coupling_ in ("hadamard", "hybrid"):
             self.scale_ = math.sqrt(A.d_pad / m)  # rows have unit norm (Rowland §6.3)
-            self.n_parameter_bytes_ = A.n_parameter_bytes
         else:
             self.scale_ = 1.0 / math.sqrt(m)  # unit-variance entries
-            self.n_parameter_bytes_ = _nbytes(A)
+        self.n_parameter_bytes_ = _nbytes(A)
         self.matrix_ = A
-        self.n_components_ = m
-        return self
-
-    @property
-    def _n_features_out(self) -> int:  # for ClassNamePrefixFeaturesOutMixin
-        return int(self.n_components_)
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         # "hybrid" maps real input to complex features (eq. 6.11): it preserves no dtype
-        tags.transformer_tags.preserves_dtype = (
-            [] if self.kind == "hybrid" else ["float64", "float32"]
-        )
+        if self.coupling == "hybrid":
+            tags.transformer_tags.preserves_dtype = []
         return tags
 
-    def transform(self, X: Any) -> np.ndarray:
-        """``f(X)``, shape ``(n_samples, n_components_)``; float32 stays float32; complex
-        (complex128, or complex64 from float32) for ``kind="hybrid"``."""
-        check_is_fitted(self, "matrix_")
-        X = validate_X(self, X, reset=False, order="C")
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is checked next
-            F = _apply(self.matrix_, X, self.n_jobs, "RandomProjection.transform")
-            F *= self.scale_
-        gain = matrix_gain(self.matrix_) * max(self.scale_, 1.0)
-        check_projections_finite(X, gain, F, "RandomProjection.transform")
+    def _transform(self, X: np.ndarray) -> np.ndarray:
+        """``f(X)``; complex (complex128, or complex64 from float32) for ``hybrid``."""
+        F = _apply(self.matrix_, X, self.n_jobs, "RandomProjection.transform")
+        F *= self.scale_
         return F
+
+    def _gain(self) -> float:
+        return matrix_gain(self.matrix_) * max(self.scale_, 1.0)
 
     @staticmethod
     def inner(FX: Any, FY: Any) -> np.ndarray:
@@ -300,6 +295,7 @@ def _check_features(F: Any, name: str) -> np.ndarray:
 
 
 def _nbytes(A: Any) -> int:
+    """Bytes of the random parameters of a matrix of :mod:`kernelkit.features.matrices`."""
     if hasattr(A, "n_parameter_bytes"):
         return int(A.n_parameter_bytes)
     if hasattr(A, "indptr"):

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelkit.features import AngularFeatures, RandomFourierFeatures, RandomProjection
-from kernelkit.features.matrices import KINDS, apply_matrix, gaussian_matrix
+from kernelkit.features.matrices import PROJECTION_COUPLINGS, apply_matrix, gaussian_matrix
+from kernelkit.kernels import RBF, median_heuristic
 
 magnitudes = st.sampled_from([1e-300, 1e-100, 1.0, 1e100, 1e200, 1e300, 1e307])
 
@@ -22,7 +23,7 @@ def _data(seed: int, scale: float, n: int = 6, d: int = 5) -> np.ndarray:
 @settings(max_examples=60, deadline=None)
 def test_fourier_features_are_finite_or_say_what_overflows(scale, lengthscale, seed) -> None:
     X = _data(seed, scale)
-    rff = RandomFourierFeatures(20, lengthscale=lengthscale, random_state=seed)
+    rff = RandomFourierFeatures(20, kernel=RBF(lengthscale), random_state=seed)
     try:
         Z = rff.fit_transform(X)
     except ValueError as exc:
@@ -40,13 +41,13 @@ def test_fourier_features_of_huge_inputs_name_the_overflow() -> None:
     X = _huge(16)
     with pytest.raises(ValueError, match=r"X has entries up to 1e\+308 in absolute value"):
         RandomFourierFeatures(20, random_state=0).fit(X).transform(X)
-    Z = RandomFourierFeatures(20, lengthscale="median", random_state=0).fit_transform(X / 1e8)
-    assert np.isfinite(Z).all()  # the median heuristic scales the frequencies down
+    rff = RandomFourierFeatures(20, kernel=RBF(median_heuristic(X / 1e8)), random_state=0)
+    assert np.isfinite(rff.fit_transform(X / 1e8)).all()  # the frequencies scaled down
 
 
 def test_a_lengthscale_whose_frequencies_overflow_is_refused_at_fit() -> None:
     with pytest.raises(ValueError, match=r"lengthscale=1e-308 is so small that .* overflow"):
-        RandomFourierFeatures(20, lengthscale=1e-308, random_state=0).fit(_data(0, 1.0))
+        RandomFourierFeatures(20, kernel=RBF(1e-308), random_state=0).fit(_data(0, 1.0))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -62,11 +63,11 @@ def test_angular_features_do_not_depend_on_the_scale_of_a_row(dtype, coupling) -
     np.testing.assert_array_equal(af.transform(scaled), expected)
 
 
-@given(magnitudes, st.sampled_from(KINDS), st.integers(0, 3))
+@given(magnitudes, st.sampled_from(PROJECTION_COUPLINGS), st.integers(0, 3))
 @settings(max_examples=60, deadline=None)
-def test_projections_are_finite_or_say_what_overflows(scale, kind, seed) -> None:
+def test_projections_are_finite_or_say_what_overflows(scale, coupling, seed) -> None:
     X = _data(seed, scale, d=16)
-    proj = RandomProjection(8, kind=kind, random_state=seed)
+    proj = RandomProjection(8, coupling=coupling, random_state=seed)
     try:
         F = proj.fit_transform(X)
     except ValueError as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,7 +13,9 @@ from scipy.linalg import hadamard
 from kernelkit import _memory
 from kernelkit._memory import check_memory, format_bytes, memory_limit
 from kernelkit.features.matrices import (
-    KINDS,
+    COUPLING_ALIASES,
+    COUPLINGS,
+    PROJECTION_COUPLINGS,
     SUBSAMPLING,
     apply_matrix,
     fjlt_matrix,
@@ -19,6 +23,7 @@ from kernelkit.features.matrices import (
     gaussian_orthogonal_matrix,
     haar_rows,
     hadamard_rademacher,
+    resolve_coupling,
     sample_matrix,
     sparse_matrix,
 )
@@ -203,24 +208,71 @@ def test_fjlt_apply_and_entry_variance() -> None:
     _within(vals**2, 1.0)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_sample_and_apply_any_kind(kind) -> None:
-    A = sample_matrix(kind, 12, 20, random_state=0)
+@pytest.mark.parametrize("coupling", PROJECTION_COUPLINGS)
+def test_sample_and_apply_any_coupling(coupling) -> None:
+    A = sample_matrix(coupling, 12, 20, random_state=0)
     X = np.random.default_rng(1).standard_normal((3, 20))
     Y = apply_matrix(A, X)
     assert Y.shape == (3, 12)
     dense = A.toarray() if sp.issparse(A) else (A.to_dense() if hasattr(A, "to_dense") else A)
     np.testing.assert_allclose(Y, X @ dense.T, atol=1e-12)
-    B = sample_matrix(kind, 12, 20, random_state=0)
+    B = sample_matrix(coupling, 12, 20, random_state=0)
     np.testing.assert_array_equal(apply_matrix(B, X), Y)  # seeded: reproducible
 
 
+def test_couplings_and_their_aliases() -> None:
+    assert COUPLINGS == ("iid", "orthogonal", "hadamard")
+    assert PROJECTION_COUPLINGS[:3] == COUPLINGS
+    assert set(PROJECTION_COUPLINGS[3:]) == {"hybrid", "sparse", "fjlt"}
+    assert dict(COUPLING_ALIASES) == {"orf": "orthogonal", "sorf": "hadamard"}
+    for name in PROJECTION_COUPLINGS:
+        assert resolve_coupling(name, PROJECTION_COUPLINGS) == name
+    assert resolve_coupling("orf") == "orthogonal"
+    assert resolve_coupling("sorf", PROJECTION_COUPLINGS) == "hadamard"
+    # an alias draws the matrix of the coupling it names
+    X = np.random.default_rng(2).standard_normal((3, 8))
+    for alias, name in COUPLING_ALIASES.items():
+        a, b = (apply_matrix(sample_matrix(c, 8, 8, random_state=0), X) for c in (alias, name))
+        np.testing.assert_array_equal(a, b)
+    # the error lists the accepted values and the aliases
+    msg = (
+        "coupling must be one of 'iid', 'orthogonal', 'hadamard', 'hybrid', 'sparse', "
+        "'fjlt' (or the aliases 'orf' for 'orthogonal', 'sorf' for 'hadamard'); got "
+    )
+    for bad in ("gaussian", "ORF", None, 3):
+        with pytest.raises(ValueError, match=re.escape(msg + repr(bad))):
+            sample_matrix(bad, 4, 4)
+    with pytest.raises(ValueError, match=r"coupling must be one of 'iid'; got 'orf'"):
+        resolve_coupling("orf", ("iid",))  # no alias of an accepted coupling: none listed
+
+
+def test_one_public_constructor_of_hadamard_rademacher_matrices_and_no_import_circle() -> None:
+    # hadamard_rademacher draws them; the class takes the drawn signs (it has no sampler of
+    # its own, and its module does not import the samplers' module back)
+    import ast
+    import inspect
+
+    from kernelkit.features import _structured
+    from kernelkit.features.matrices import HadamardRademacher
+
+    assert not hasattr(HadamardRademacher, "sample")
+    imported = {
+        node.module
+        for node in ast.walk(ast.parse(inspect.getsource(_structured)))
+        if isinstance(node, ast.ImportFrom)
+    }
+    assert "kernelkit.features.matrices" not in imported
+    A = hadamard_rademacher(24, 16, random_state=0)
+    B = HadamardRademacher(A.signs, 16, 24, row_index=A.row_index)
+    np.testing.assert_array_equal(A.to_dense(), B.to_dense())
+
+
 def test_bad_arguments() -> None:
-    with pytest.raises(ValueError, match="m must be >= 1"):
+    with pytest.raises(ValueError, match="n_components must be >= 1"):
         gaussian_matrix(0, 3)
     with pytest.raises(ValueError, match="d must be >= 1"):
         haar_rows(3, 0)
-    with pytest.raises(TypeError, match="m must be an integer"):
+    with pytest.raises(TypeError, match="n_components must be an integer"):
         gaussian_orthogonal_matrix(2.5, 3)
     with pytest.raises(ValueError, match="n_blocks must be >= 1"):
         hadamard_rademacher(4, 4, n_blocks=0)
@@ -230,7 +282,7 @@ def test_bad_arguments() -> None:
         sparse_matrix(4, 4, density=1.5)
     with pytest.raises(ValueError, match="density must be one of"):
         sparse_matrix(4, 4, density="dense")
-    with pytest.raises(ValueError, match="kind must be one of"):
+    with pytest.raises(ValueError, match="coupling must be one of"):
         sample_matrix("circulant", 4, 4)
     A = hadamard_rademacher(4, 8, 0)
     with pytest.raises(ValueError, match="X has 3 features, but 8 were expected"):
@@ -315,9 +367,9 @@ def test_hadamard_rademacher_refuses_a_billion_rows_on_a_small_machine(one_gib) 
     # 2.5e8 stacked blocks x 3 diagonals x 4 int8 signs = 3e9 bytes; refused before any
     # random number is drawn (it used to loop in Python for a minute first)
     msg = (
-        r"hadamard_rademacher\(m=1000000000, d=4, n_blocks=3\) \(250000000 stacked blocks of "
-        r"3 diagonals of 4 signs\) would need about 2.79 GiB of memory, more than this "
-        r"machine has \(1 GiB\); ask for fewer rows m"
+        r"hadamard_rademacher\(n_components=1000000000, d=4, n_blocks=3\) \(250000000 stacked "
+        r"blocks of 3 diagonals of 4 signs\) would need about 2.79 GiB of memory, more than "
+        r"this machine has \(1 GiB\); ask for fewer rows \(n_components\)"
     )
     with pytest.raises(ValueError, match=msg):
         hadamard_rademacher(10**9, 4)
@@ -329,15 +381,24 @@ def test_hadamard_rademacher_refuses_a_billion_rows_on_a_small_machine(one_gib) 
 @pytest.mark.parametrize(
     ("call", "expected"),
     [
-        (lambda: gaussian_matrix(10**5, 10**4), r"gaussian_matrix\(m=100000, d=10000\).*7.45 GiB"),
-        (lambda: haar_rows(10**5, 10**3), r"haar_rows\(m=100000, d=1000\).*2.98 GiB"),
+        (
+            lambda: gaussian_matrix(10**5, 10**4),
+            r"gaussian_matrix\(n_components=100000, d=10000\).*7.45 GiB",
+        ),
+        (lambda: haar_rows(10**5, 10**3), r"haar_rows\(n_components=100000, d=1000\).*2.98 GiB"),
         (lambda: gaussian_orthogonal_matrix(10**5, 10**3), r"gaussian_orthogonal_matrix"),
-        (lambda: sparse_matrix(10**5, 10**4), r"sparse_matrix\(m=100000, d=10000\) with dens"),
+        (
+            lambda: sparse_matrix(10**5, 10**4),
+            r"sparse_matrix\(n_components=100000, d=10000\) with dens",
+        ),
         (
             lambda: fjlt_matrix(10**6, 1000),
-            r"fjlt_matrix\(m=1000000, d=1000\) \(P of shape \(1000000, 1024\)\)",
+            r"fjlt_matrix\(n_components=1000000, d=1000\) \(P of shape \(1000000, 1024\)\)",
         ),
-        (lambda: sample_matrix("hybrid", 10**9, 8), r"hadamard_rademacher\(m=1000000000, d=8"),
+        (
+            lambda: sample_matrix("hybrid", 10**9, 8),
+            r"hadamard_rademacher\(n_components=1000000000, d=8",
+        ),
     ],
     ids=["gaussian", "haar", "orthogonal", "sparse", "fjlt", "hybrid"],
 )
@@ -366,9 +427,9 @@ def test_apply_matrix_checks_the_size_of_its_output(one_gib) -> None:
 
 
 # ---------------------------------------------------------------------------- clear errors
-@pytest.mark.parametrize("kind", KINDS)
-def test_apply_matrix_names_the_shapes_on_a_mismatch(kind) -> None:
-    A = sample_matrix(kind, 12, 20, random_state=0)
+@pytest.mark.parametrize("coupling", PROJECTION_COUPLINGS)
+def test_apply_matrix_names_the_shapes_on_a_mismatch(coupling) -> None:
+    A = sample_matrix(coupling, 12, 20, random_state=0)
     msg = r"X has shape \(3, 7\), but A has shape \(12, 20\): X @ A.T needs X of shape "
     with pytest.raises(ValueError, match=msg + r"\(n_samples, 20\)"):
         apply_matrix(A, np.ones((3, 7)))
@@ -376,7 +437,7 @@ def test_apply_matrix_names_the_shapes_on_a_mismatch(kind) -> None:
         apply_matrix(A, np.ones(20))
     assert apply_matrix(A, np.ones((0, 20))).shape == (0, 12)
     Y32 = apply_matrix(A, np.ones((2, 20), dtype=np.float32))
-    assert Y32.dtype == (np.complex64 if kind == "hybrid" else np.float32)
+    assert Y32.dtype == (np.complex64 if coupling == "hybrid" else np.float32)
     with pytest.raises(TypeError, match=r"A must be an \(m, d\) matrix"):
         apply_matrix([[1.0, 2.0]], np.ones((2, 2)))
 

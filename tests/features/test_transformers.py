@@ -14,19 +14,25 @@ from sklearn.pipeline import make_pipeline
 
 from kernelkit import _memory
 from kernelkit.features import AngularFeatures, RandomFourierFeatures
-from kernelkit.kernels import RBF, Angular, Laplace, Matern, median_heuristic
+from kernelkit.kernels import RBF, Angular, Laplace, Matern, RationalQuadratic, median_heuristic
 
-KERNELS = [("rbf", 2.5), ("matern", 1.5), ("matern", 2.5), ("laplace", 2.5)]
+KERNELS = [("rbf", None), ("matern", 1.5), ("matern", 2.5), ("laplace", None)]
 D = 6
 X4 = np.random.default_rng(0).standard_normal((4, D)) * 0.6
 
 
-def _kernel(name: str, nu: float, lengthscale: float = 1.0, variance: float = 1.0):
+def _kernel(name: str, nu: float | None, lengthscale: float = 1.0, variance: float = 1.0):
     if name == "rbf":
         return RBF(lengthscale=lengthscale, variance=variance)
     if name == "laplace":
         return Laplace(lengthscale=lengthscale, variance=variance)
     return Matern(lengthscale=lengthscale, variance=variance, nu=nu)
+
+
+def _rff(m: int, features: str = "cos_sin", **kw) -> RandomFourierFeatures:
+    """Random Fourier features with ``m`` frequencies (output width 2m for cos/sin)."""
+    width = 2 * m if features == "cos_sin" else m
+    return RandomFourierFeatures(width, features=features, **kw)
 
 
 def _group_estimates(Z: np.ndarray, m: int, features: str, group: int) -> np.ndarray:
@@ -59,36 +65,27 @@ def _assert_unbiased(
 def test_rff_unbiased(kernel, nu, coupling, features) -> None:
     ls, var = 1.3, 2.0
     m = D * 3000
-    rff = RandomFourierFeatures(
-        m,
-        kernel=kernel,
-        nu=nu,
-        lengthscale=ls,
-        variance=var,
-        coupling=coupling,
-        features=features,
-        random_state=1,
-    )
+    k = _kernel(kernel, nu, ls, var)
+    rff = _rff(m, features, kernel=k, coupling=coupling, random_state=1)
     Z = rff.fit_transform(X4)
+    assert rff.n_frequencies_ == m
     est = _group_estimates(Z, m, features, group=D)
     i, j = np.triu_indices(4, k=1)
-    truth = _kernel(kernel, nu, ls, var)(X4)[i, j]
+    truth = k(X4)[i, j]
     _assert_unbiased(est, truth)
     # the diagonal is exact for cos/sin features
     if features == "cos_sin":
         np.testing.assert_allclose(np.sum(Z**2, axis=1), var)
 
 
-@pytest.mark.parametrize(("kernel", "nu"), [("rbf", 2.5), ("matern", 1.5), ("laplace", 2.5)])
+@pytest.mark.parametrize(("kernel", "nu"), [("rbf", None), ("matern", 1.5), ("laplace", None)])
 def test_rff_hadamard_nearly_unbiased(kernel, nu) -> None:
     # SORF is not exactly unbiased (Hadamard directions are not uniform on the sphere);
     # at d = 32 its bias is below 0.01 (documented), far below the IID error at m = d
     d = 32
     X = np.random.default_rng(1).standard_normal((4, d)) / np.sqrt(d) * 1.5
     m = d * 2000
-    Z = RandomFourierFeatures(
-        m, kernel=kernel, nu=nu, coupling="hadamard", random_state=2
-    ).fit_transform(X)
+    Z = _rff(m, kernel=_kernel(kernel, nu), coupling="hadamard", random_state=2).fit_transform(X)
     est = _group_estimates(Z, m, "cos_sin", group=d)
     i, j = np.triu_indices(4, k=1)
     _assert_unbiased(est, _kernel(kernel, nu)(X)[i, j], slack=0.01)
@@ -101,7 +98,7 @@ def test_rff_orthogonal_beats_iid_for_the_gaussian_kernel() -> None:
     truth = RBF()(X)[np.triu_indices(3, k=1)]
     mse = {}
     for coupling in ("iid", "orthogonal"):
-        Z = RandomFourierFeatures(d * 1500, coupling=coupling, random_state=3).fit_transform(X)
+        Z = _rff(d * 1500, coupling=coupling, random_state=3).fit_transform(X)
         est = _group_estimates(Z, d * 1500, "cos_sin", group=d)
         mse[coupling] = ((est - truth) ** 2).mean(axis=0)
     assert np.all(mse["orthogonal"] < 0.8 * mse["iid"]), mse
@@ -149,9 +146,8 @@ def test_frequency_norms_follow_rho_k(kernel, nu, coupling) -> None:
     # Gaussian: |w|^2 l^2 ~ chi2_d; Matérn-nu: |w|^2 l^2 / d ~ F(d, 2 nu) (multivariate t,
     # Table 7.1 with exponent -nu - d/2); Laplace: nu = 1/2
     d, ls = 16, 0.7
-    rff = RandomFourierFeatures(
-        4000, kernel=kernel, nu=nu, lengthscale=ls, coupling=coupling, random_state=9
-    ).fit(np.zeros((2, d)))
+    rff = _rff(4000, kernel=_kernel(kernel, nu, ls), coupling=coupling, random_state=9)
+    rff.fit(np.zeros((2, d)))
     sq = np.sum((rff.get_frequencies() * ls) ** 2, axis=1)
     if kernel == "rbf":
         law = stats.chi2(d)
@@ -169,8 +165,8 @@ def test_frequency_norms_follow_rho_k(kernel, nu, coupling) -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_rff_transform_matches_explicit_formula(coupling, features, dtype) -> None:
     X = np.random.default_rng(10).standard_normal((50, 20)).astype(dtype)
-    rff = RandomFourierFeatures(
-        70, coupling=coupling, features=features, variance=1.7, lengthscale=0.8, random_state=0
+    rff = _rff(
+        70, features, kernel=RBF(lengthscale=0.8, variance=1.7), coupling=coupling, random_state=0
     ).fit(X)
     Z = rff.transform(X)
     assert Z.dtype == dtype
@@ -181,44 +177,60 @@ def test_rff_transform_matches_explicit_formula(coupling, features, dtype) -> No
         ref = np.sqrt(2 * 1.7 / 70) * np.cos(P + rff.offsets_)
     tol = 1e-12 if dtype == np.float64 else 1e-5
     np.testing.assert_allclose(Z, ref, atol=tol)
-    assert rff.n_features_out_ == Z.shape[1] == (140 if features == "cos_sin" else 70)
+    assert rff.n_components_ == Z.shape[1] == (140 if features == "cos_sin" else 70)
+    assert rff.n_frequencies_ == rff.get_frequencies().shape[0] == 70
 
 
 @pytest.mark.parametrize("coupling", ["iid", "orthogonal", "hadamard"])
 def test_ard_lengthscale_equals_scaling_the_inputs(coupling) -> None:
     X = np.random.default_rng(11).standard_normal((10, 20))
     ls = np.linspace(0.5, 2.0, 20)
-    a = RandomFourierFeatures(64, coupling=coupling, lengthscale=ls, random_state=3).fit(X)
-    b = RandomFourierFeatures(64, coupling=coupling, lengthscale=1.0, random_state=3).fit(X / ls)
-    np.testing.assert_allclose(a.transform(X), b.transform(X / ls), atol=1e-12)
+    for k in (RBF(ls), Matern(ls, nu=1.5), Laplace(ls)):
+        a = RandomFourierFeatures(128, kernel=k, coupling=coupling, random_state=3).fit(X)
+        k1 = clone(k).set_params(lengthscale=1.0)
+        b = RandomFourierFeatures(128, kernel=k1, coupling=coupling, random_state=3).fit(X / ls)
+        np.testing.assert_allclose(a.transform(X), b.transform(X / ls), atol=1e-12)
+        np.testing.assert_array_equal(a.lengthscale_, ls)
 
 
-def test_median_lengthscale() -> None:
-    X = np.random.default_rng(12).standard_normal((30, 5))
-    rff = RandomFourierFeatures(10, lengthscale="median", random_state=0).fit(X)
-    assert rff.lengthscale_ == pytest.approx(median_heuristic(X))
-    with pytest.raises(ValueError, match=r"'median' needs at least two samples .* n_samples=1"):
-        RandomFourierFeatures(10, lengthscale="median").fit(X[:1])
+@pytest.mark.parametrize("coupling", ["iid", "orthogonal", "hadamard"])
+def test_ard_features_estimate_the_ard_kernel(coupling) -> None:
+    # Monte Carlo against the kernel object's own Gram matrix, one lengthscale per feature
+    d = 16
+    X = np.random.default_rng(17).standard_normal((4, d)) * 0.3
+    k = Matern(lengthscale=np.linspace(0.5, 3.0, d), variance=1.5, nu=2.5)
+    m = d * 2000
+    Z = _rff(m, kernel=k, coupling=coupling, random_state=5).fit_transform(X)
+    est = _group_estimates(Z, m, "cos_sin", group=d)
+    i, j = np.triu_indices(4, k=1)
+    _assert_unbiased(est, k(X)[i, j], slack=0.01 if coupling == "hadamard" else 0.0)
+    np.testing.assert_allclose(np.sum(Z**2, axis=1), 1.5)
 
 
 @pytest.mark.parametrize("coupling", ["iid", "orthogonal"])
 def test_median_lengthscale_features_are_scale_invariant_on_huge_data(coupling) -> None:
-    # the features of X * 1e300 with the median lengthscale are those of X (were all NaN)
+    # the median heuristic's kernel on X * 1e300 gives the features of X (were all NaN)
     X = np.random.default_rng(12).standard_normal((30, 5))
-    Z = RandomFourierFeatures(10, lengthscale="median", coupling=coupling, random_state=0)
-    Zh = clone(Z).fit(X * 1e300).transform(X * 1e300)
+
+    def features(X: np.ndarray) -> np.ndarray:
+        k = RBF(median_heuristic(X))
+        return RandomFourierFeatures(10, kernel=k, coupling=coupling, random_state=0).fit_transform(
+            X
+        )
+
+    Zh = features(X * 1e300)
     assert np.all(np.isfinite(Zh))
-    np.testing.assert_allclose(Zh, Z.fit(X).transform(X), atol=1e-12)
+    np.testing.assert_allclose(Zh, features(X), atol=1e-12)
 
 
 # ---------------------------------------------------------------------------- storage
 def test_hadamard_coupling_stores_o_m_parameters() -> None:
     X = np.zeros((2, 256))
-    rff = RandomFourierFeatures(1024, coupling="hadamard", random_state=0).fit(X)
+    rff = RandomFourierFeatures(2048, coupling="hadamard", random_state=0).fit(X)
     assert rff.frequencies_ is None
     # 4 stacked blocks x 3 diagonals x 256 int8 signs + 1024 float64 norms
     assert rff.n_parameter_bytes_ == 4 * 3 * 256 + 8 * 1024
-    dense = RandomFourierFeatures(1024, coupling="orthogonal", random_state=0).fit(X)
+    dense = RandomFourierFeatures(2048, coupling="orthogonal", random_state=0).fit(X)
     assert dense.n_parameter_bytes_ == 8 * 1024 * 256
     ang = AngularFeatures(1024, coupling="hadamard", random_state=0).fit(X + 1.0)
     assert ang.n_parameter_bytes_ == 4 * 3 * 256
@@ -261,7 +273,7 @@ def test_rff_in_a_pipeline_and_transform_of_new_points() -> None:
     X = rng.uniform(-2, 2, (200, 1))
     y = np.sin(2 * X[:, 0])
     model = make_pipeline(
-        RandomFourierFeatures(300, lengthscale=0.5, random_state=0), Ridge(alpha=1e-3)
+        RandomFourierFeatures(600, kernel=RBF(0.5), random_state=0), Ridge(alpha=1e-3)
     ).fit(X, y)
     Xt = np.linspace(-1.5, 1.5, 7)[:, None]
     assert np.max(np.abs(model.predict(Xt) - np.sin(2 * Xt[:, 0]))) < 0.05
@@ -271,7 +283,7 @@ def test_refit_changes_input_dimension() -> None:
     rff = RandomFourierFeatures(10, random_state=0)
     rff.fit(np.ones((3, 4)))
     rff.fit(np.ones((3, 7)))
-    assert rff.transform(np.ones((2, 7))).shape == (2, 20)
+    assert rff.transform(np.ones((2, 7))).shape == (2, 10)
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -322,33 +334,72 @@ def test_bad_inputs_X(cls) -> None:
         est.transform(X[0])
 
 
-def test_rff_bad_kernel_and_hyperparameters() -> None:
+def test_rff_bad_kernel_and_features() -> None:
     X = np.ones((3, 2)) + np.arange(2)
-    with pytest.raises(ValueError, match="Fourier form"):
+    accepted = "'rbf', 'gaussian', 'laplace', 'matern12', 'matern32', 'matern52', 'matern'"
+    with pytest.raises(ValueError, match=f"kernel must be a Kernel object or one of {accepted}"):
         RandomFourierFeatures(4, kernel="polynomial").fit(X)
-    with pytest.raises(TypeError, match="kernel must be one of"):
-        RandomFourierFeatures(4, kernel=RBF()).fit(X)
-    for nu in (0, -1.0):
-        with pytest.raises(ValueError, match="nu must be > 0"):
-            RandomFourierFeatures(4, kernel="matern", nu=nu).fit(X)
-    with pytest.raises(TypeError, match="nu must be a number"):
-        RandomFourierFeatures(4, kernel="matern", nu="smooth").fit(X)
-    with pytest.raises(ValueError, match="lengthscale must be one of"):
-        RandomFourierFeatures(4, lengthscale="mean").fit(X)
-    with pytest.raises(ValueError, match="lengthscale must be > 0"):
-        RandomFourierFeatures(4, lengthscale=-1.0).fit(X)
-    with pytest.raises(ValueError, match="one entry per feature"):
-        RandomFourierFeatures(4, lengthscale=[1.0, 2.0, 3.0]).fit(X)
-    with pytest.raises(ValueError, match="variance must be > 0"):
-        RandomFourierFeatures(4, variance=0.0).fit(X)
-    with pytest.raises(ValueError, match=r"variance must be a positive scalar, got \[1.0, 2.0\]"):
-        RandomFourierFeatures(4, variance=[1.0, 2.0]).fit(X)
-    with pytest.raises(ValueError, match="features must be one of"):
+    with pytest.raises(ValueError, match="; got 'angular'"):  # a kernel, but no Fourier form
+        RandomFourierFeatures(4, kernel="angular").fit(X)
+    for bad in (Angular(), RBF() + Matern(), RBF() * 2.0, RationalQuadratic()):
+        with pytest.raises(TypeError, match=r"kernel must be a RBF, Matern kernel object"):
+            RandomFourierFeatures(4, kernel=bad).fit(X)
+    with pytest.raises(TypeError, match="kernel must be a kernelkit Kernel object"):
+        RandomFourierFeatures(4, kernel=3.0).fit(X)
+    with pytest.raises(ValueError, match=r"lengthscale must be a scalar or have one entry per "):
+        RandomFourierFeatures(4, kernel=RBF([1.0, 2.0, 3.0])).fit(X)
+    with pytest.raises(ValueError, match="features must be one of 'cos_sin', 'cos_bias'"):
         RandomFourierFeatures(4, features="sin").fit(X)
-    # nu is ignored unless kernel="matern"; inf is the RBF limit
-    RandomFourierFeatures(4, kernel="rbf", nu=-1).fit(X)
-    a = RandomFourierFeatures(4, kernel="matern", nu=np.inf, random_state=0).fit_transform(X)
-    np.testing.assert_array_equal(a, RandomFourierFeatures(4, random_state=0).fit_transform(X))
+
+
+def test_rff_n_components_is_the_output_width() -> None:
+    # as scikit-learn's RBFSampler: n_components columns; cos/sin pairs need an even width
+    X = np.random.default_rng(18).standard_normal((5, 3))
+    msg = (
+        r"n_components must be even for features='cos_sin' \(a cosine and a sine column per "
+        r"frequency\), got 7; use 8, or features='cos_bias'"
+    )
+    with pytest.raises(ValueError, match=msg):
+        RandomFourierFeatures(7).fit(X)
+    for width, features, m in ((8, "cos_sin", 4), (7, "cos_bias", 7), (2, "cos_sin", 1)):
+        rff = RandomFourierFeatures(width, features=features, random_state=0).fit(X)
+        assert rff.transform(X).shape == (5, width) and rff.n_components_ == width
+        assert rff.n_frequencies_ == m == rff.frequencies_.shape[0]
+        assert len(rff.get_feature_names_out()) == width
+        if features == "cos_bias":
+            assert rff.offsets_.shape == (m,)
+    # the frequencies do not depend on the form of the features
+    a = RandomFourierFeatures(8, random_state=1).fit(X).get_frequencies()
+    b = RandomFourierFeatures(4, features="cos_bias", random_state=1).fit(X).get_frequencies()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_rff_takes_its_hyperparameters_from_the_kernel() -> None:
+    X = np.random.default_rng(19).standard_normal((6, 4))
+    k = Matern(lengthscale=0.7, variance=2.5, nu=1.5)
+    rff = RandomFourierFeatures(10, kernel=k, random_state=0).fit(X)
+    assert rff.kernel is k and rff.kernel_ == k and rff.kernel_ is not k  # a copy as fitted
+    assert rff.lengthscale_ == 0.7 and rff.variance_ == 2.5
+    np.testing.assert_allclose(np.sum(rff.transform(X) ** 2, axis=1), 2.5)
+    # names are built with unit lengthscale and variance by kernels.resolve_kernel
+    pairs = [("rbf", RBF()), ("matern32", Matern(nu=1.5)), ("laplace", Laplace())]
+    pairs += [("matern", Matern(nu=2.5)), ("Matern-5/2", Matern(nu=2.5))]
+    for name, obj in pairs:
+        a = RandomFourierFeatures(10, kernel=name, random_state=0).fit_transform(X)
+        b = RandomFourierFeatures(10, kernel=obj, random_state=0).fit_transform(X)
+        np.testing.assert_array_equal(a, b)
+    # the Laplace kernel is the Matérn kernel with nu = 1/2; nu = inf is the RBF kernel
+    for x, y in ((Laplace(0.7), Matern(0.7, nu=0.5)), (Matern(nu=np.inf), RBF())):
+        a = RandomFourierFeatures(10, kernel=x, random_state=0).fit_transform(X)
+        np.testing.assert_array_equal(
+            a, RandomFourierFeatures(10, kernel=y, random_state=0).fit_transform(X)
+        )
+    # a changed kernel takes effect at the next fit (fit reads it, transform uses the fit)
+    Z = rff.transform(X)
+    k.set_params(variance=1.0)
+    np.testing.assert_array_equal(rff.transform(X), Z)
+    assert rff.kernel_.variance == 2.5
+    np.testing.assert_allclose(np.sum(rff.fit(X).transform(X) ** 2, axis=1), 1.0)
 
 
 @pytest.mark.filterwarnings("ignore:coupling='hadamard' with:UserWarning")
@@ -384,8 +435,8 @@ def test_sizes_beyond_the_machine_are_refused_up_front(cls, monkeypatch) -> None
     with pytest.raises(ValueError, match=r"coupling='hadamard'\) on 32 features would need"):
         cls(10**15, coupling="hadamard").fit(X)
     monkeypatch.setattr(_memory, "memory_limit", lambda: 2**20)  # a 1 MiB machine
-    est = cls(1000, random_state=0).fit(X)
-    width = 2000 if cls is RandomFourierFeatures else 1000
+    est = cls(1000, random_state=0).fit(X)  # 1000 columns (500 cos/sin pairs for RFF)
+    width = 1000
     with pytest.raises(
         ValueError,
         match=rf"{name}.transform: an output of shape \(200, {width}\) \(float64\) would "
@@ -403,7 +454,7 @@ def test_hadamard_coupling_warns_in_few_dimensions() -> None:
 # ---------------------------------------------------------------------------- doctests
 @pytest.mark.parametrize(
     "module",
-    ["fwht", "fourier", "angular", "projection"],
+    ["fwht", "base", "matrices", "fourier", "angular", "projection"],
 )
 def test_docstring_examples(module) -> None:
     import doctest
