@@ -36,22 +36,26 @@ class RandomFourierFeatures(RandomMap):
     """Random Fourier features ``z(x)`` with ``<z(x), z(y)>`` an unbiased estimate of
     ``k(x, y)`` for the Gaussian (RBF), Matérn and Laplace kernels.
 
-    With ``m`` frequencies ``w_i`` drawn from the kernel's normalised spectral measure
-    (Bochner; Rowland (2018) Example 5.2, eq. 7.2), and ``n_components`` output columns:
+    With frequencies ``w_i`` drawn from the kernel's normalised spectral measure (Bochner;
+    Rowland (2018) Example 5.2, eq. 7.2) and ``n = n_components`` output columns, each
+    scaled by ``sqrt(2 variance / n)``:
 
-    * ``features="cos_sin"``: ``z(x) = sqrt(variance / m) [cos(W x), sin(W x)]`` with
-      ``m = n_components / 2`` (all cosines, then all sines), so ``<z(x), z(y)> =
-      variance (1/m) sum_i cos(w_i . (x - y))`` (Prop. 7.17);
+    * ``features="cos_sin"``, even ``n = 2m``: ``z(x) = sqrt(variance / m) [cos(W x),
+      sin(W x)]`` with ``m`` frequencies (all cosines, then all sines), so ``<z(x), z(y)>
+      = variance (1/m) sum_i cos(w_i . (x - y))`` (Prop. 7.17); an odd ``n = 2m + 1``
+      adds a frequency ``w_{m+1}`` and a last, random-phase column ``sqrt(2 variance / n)
+      cos(w_{m+1} . x + b)`` with ``b ~ U[0, 2 pi)`` (Notes: odd widths);
     * ``features="cos_bias"``: ``z(x) = sqrt(2 variance / m) cos(W x + b)`` with
-      ``b ~ U[0, 2 pi)`` and ``m = n_components`` (Rahimi and Recht's form,
-      scikit-learn's ``RBFSampler``; unbiased, with a larger variance).
+      ``b ~ U[0, 2 pi)`` and ``m = n`` (Rahimi and Recht's form, scikit-learn's
+      ``RBFSampler``; unbiased, with a larger variance).
 
     Parameters
     ----------
     n_components : int, default=100
         Output width, as ``n_components`` of scikit-learn's ``RBFSampler``. For
-        ``features="cos_sin"`` it must be even: ``n_components / 2`` frequencies, each
-        giving a cosine and a sine column.
+        ``features="cos_sin"`` each frequency gives a cosine and a sine column:
+        ``ceil(n_components / 2)`` frequencies, the last of them giving a single
+        random-phase column when the width is odd.
     kernel : RBF, Matern or Laplace kernel, or a name, default="rbf"
         The kernel ``k(x, y) = variance * phi(|(x - y) / lengthscale|)`` to estimate
         (:mod:`kernelkit.kernels`); its ``lengthscale`` (a scalar, or one per feature),
@@ -96,7 +100,7 @@ class RandomFourierFeatures(RandomMap):
         ``randomfourierfeatures0``, ... (for ``"cos_sin"`` the cosines come first, then
         the sines).
     n_frequencies_ : int
-        The number ``m`` of random frequencies: ``n_components // 2`` for ``"cos_sin"``,
+        The number of random frequencies: ``ceil(n_components / 2)`` for ``"cos_sin"``,
         ``n_components`` for ``"cos_bias"``.
     coupling_ : str
         The coupling used (aliases resolved).
@@ -116,8 +120,10 @@ class RandomFourierFeatures(RandomMap):
         The structured directions (``"hadamard"`` only).
     norms_ : ndarray of shape (n_frequencies_,) or None
         Frequency norms for ``"hadamard"`` (lengthscale included).
-    offsets_ : ndarray of shape (n_frequencies_,) or None
-        Phases ``b`` for ``features="cos_bias"``.
+    offsets_ : ndarray of shape (n_frequencies_,) or (1,), or None
+        Phases ``b``: one per frequency for ``features="cos_bias"``; for ``"cos_sin"``
+        with an odd width the one phase of the last frequency (shape ``(1,)``), ``None``
+        for an even width.
     directions_ : object
         The sampled directions and scales (internal; use :meth:`get_frequencies`).
     n_parameter_bytes_ : int
@@ -133,6 +139,24 @@ class RandomFourierFeatures(RandomMap):
     -----
     Rowland (2018) Defs. 7.1 and 7.6, Table 7.1, §7.6; Yu et al. (2016) for ORF/SORF;
     Rahimi and Recht (2007).
+
+    **Odd widths** (``features="cos_sin"``, ``n = 2m + 1``). ``m + 1`` frequencies are
+    drawn, coupled together (the last is the next row of the same coupled directions:
+    for ``"orthogonal"`` it is orthogonal to the rows of its block). The first ``m`` give
+    the ``2m`` cosine and sine columns as for an even width, the last one the column
+    ``sqrt(2 variance / n) cos(w_{m+1} . x + b)``, with the phase ``b ~ U[0, 2 pi)``
+    (``offsets_``) drawn from ``random_state`` after everything else. Every frequency
+    ``w`` has ``E cos(w . (x - y)) = k(x, y) / variance``. A pair of columns contributes
+    ``(2/n) variance cos(w_i . (x - y))`` to ``<z(x), z(y)>``, the last column ``(2/n)
+    variance cos(w . x + b) cos(w . y + b) = (1/n) variance [cos(w . (x - y)) + cos(w .
+    (x + y) + 2b)]``, whose mean over ``b`` is ``(1/n) variance cos(w . (x - y))``; so
+    ``E <z(x), z(y)> = (2m + 1)/n k(x, y) = k(x, y)``: the estimate stays unbiased (for
+    the couplings whose even widths are), and an even width is exactly the form above.
+    Unlike an even width, ``<z(x), z(x)> = variance (2m + 2 cos^2(w_{m+1} . x + b)) / n``
+    is not exactly ``variance``. ``n_components=1`` is the one random-phase column of
+    ``RBFSampler(n_components=1)``. An even width draws what it always drew; the first
+    ``2m`` columns of width ``2m + 1`` need not equal the features of width ``2m`` with
+    the same ``random_state`` (``m + 1`` coupled rows are drawn).
 
     Examples
     --------
@@ -153,6 +177,12 @@ class RandomFourierFeatures(RandomMap):
     >>> Z = RandomFourierFeatures(40000, kernel=k, random_state=0).fit_transform(X)
     >>> bool(np.abs(Z @ Z.T - k(X)).max() < 0.1)
     True
+
+    An odd width ends with one random-phase column (Notes):
+
+    >>> rff = RandomFourierFeatures(5, random_state=0).fit(X)
+    >>> rff.transform(X).shape, rff.n_frequencies_, rff.offsets_.shape
+    ((5, 5), 3, (1,))
     """
 
     _overflow_advice = ", or use a longer lengthscale"
@@ -176,12 +206,6 @@ class RandomFourierFeatures(RandomMap):
     def _check_params(self) -> None:
         super()._check_params()
         check_in(self.features, "features", FEATURES)
-        if self.features == "cos_sin" and self.n_components % 2:
-            raise ValueError(
-                f"n_components must be even for features='cos_sin' (a cosine and a sine "
-                f"column per frequency), got {self.n_components}; use "
-                f"{self.n_components + 1}, or features='cos_bias'"
-            )
         self._resolved_kernel()
 
     def _resolved_kernel(self) -> RBF | Matern:
@@ -190,7 +214,8 @@ class RandomFourierFeatures(RandomMap):
         return kernel
 
     def _n_random_rows(self, n_components: int) -> int:
-        return n_components // 2 if self.features == "cos_sin" else n_components
+        # cos/sin pairs, and for an odd width one more frequency (its random-phase column)
+        return (n_components + 1) // 2 if self.features == "cos_sin" else n_components
 
     def _fit_random(self, X: np.ndarray, dirs: Any, rng: np.random.RandomState) -> None:
         """Scale the drawn directions into frequencies (and draw the phases)."""
@@ -212,9 +237,10 @@ class RandomFourierFeatures(RandomMap):
                 "(about 1 / lengthscale) overflow float64; rescale X and use a larger "
                 "lengthscale"
             )
-        self.offsets_ = (
-            rng.uniform(0.0, 2.0 * np.pi, size=m) if self.features == "cos_bias" else None
-        )
+        # the phases, drawn last: one per frequency for "cos_bias", one for the last
+        # frequency of an odd "cos_sin" width (an even width draws nothing more)
+        n_phases = m if self.features == "cos_bias" else 2 * m - self._fitted_n_components(X)
+        self.offsets_ = rng.uniform(0.0, 2.0 * np.pi, size=n_phases) if n_phases else None
         self.features_ = self.features
         self.kernel_ = copy.deepcopy(kernel)  # as fitted, whatever happens to `kernel` later
         self.variance_ = float(kernel.variance)
@@ -235,16 +261,26 @@ class RandomFourierFeatures(RandomMap):
 
     # ------------------------------------------------------------------ transform
     def _transform(self, X: np.ndarray) -> np.ndarray:
-        m = self.n_frequencies_
         out = self._empty_output(X)
+        scale = math.sqrt(2.0 * self.variance_ / self.n_components_)  # every column's
         if self.features_ == "cos_sin":
-            scale = math.sqrt(self.variance_ / m)
+            p = self.n_components_ // 2  # cos/sin pairs: frequencies 0..p-1
+            phase = None if self.offsets_ is None else self.offsets_.astype(X.dtype)
 
             def consume(s: int, e: int, c0: int, c1: int, th: np.ndarray, sc: dict) -> None:
-                sincos(th, out[s:e, m + c0 : m + c1], out[s:e, c0:c1], sc, scale)
+                if c1 > p:  # the block holds the last frequency of an odd width (p = c1 - 1)
+                    assert phase is not None  # drawn in fit for an odd width
+                    last = th[:, -1] + phase
+                    np.cos(last, out=last)
+                    last *= scale
+                    out[s:e, 2 * p] = last  # the random-phase column comes last
+                    if c0 == p:
+                        return
+                    th = np.ascontiguousarray(th[:, :-1])  # sincos takes C-contiguous input
+                    c1 = p
+                sincos(th, out[s:e, p + c0 : p + c1], out[s:e, c0:c1], sc, scale)
 
         else:
-            scale = math.sqrt(2.0 * self.variance_ / m)
             assert self.offsets_ is not None  # drawn in fit for "cos_bias"
             offsets = self.offsets_.astype(X.dtype)
 

@@ -73,22 +73,23 @@ def resolve_kernel(
     >>> resolve_kernel("Matern-5/2").nu
     2.5
     """
-    accepted = _accepted(types)
     if isinstance(kernel, str):
         factory = KERNEL_NAMES.get(_key(kernel))
         built = factory() if factory is not None else None
         if built is None or (types is not None and not isinstance(built, types)):
-            raise ValueError(f"{name} must be a Kernel object or one of {accepted}; got {kernel!r}")
+            raise ValueError(
+                f"{name} must be a Kernel object or one of {_accepted(types)}; got {kernel!r}"
+            )
         return built
     if not isinstance(kernel, Kernel):
         raise TypeError(
-            f"{name} must be a kernelkit Kernel object or one of {accepted}; "
+            f"{name} must be a kernelkit Kernel object or one of {_accepted(types)}; "
             f"got {type(kernel).__name__}"
         )
     if types is not None and not isinstance(kernel, types):
         kinds = ", ".join(t.__name__ for t in types)
         raise TypeError(
-            f"{name} must be a {kinds} kernel object or one of {accepted}; "
+            f"{name} must be a {kinds} kernel object or one of {_accepted(types)}; "
             f"got {type(kernel).__name__}"
         )
     return kernel

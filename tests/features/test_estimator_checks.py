@@ -30,20 +30,12 @@ ESTIMATORS = [
     RandomFourierFeatures(12, kernel="matern", features="cos_bias", random_state=0),
     RandomFourierFeatures(8, kernel=RBF(2.0, variance=0.5), coupling="sorf", random_state=0),
     RandomFourierFeatures(9, kernel=Matern(0.5, nu=1.5), features="cos_bias", coupling="orf"),
+    # an odd cos/sin width: pairs and one random-phase column (some of scikit-learn's
+    # checks set n_components=1, the random-phase column alone, on every estimator here)
+    RandomFourierFeatures(7, kernel="matern52", coupling="orthogonal", random_state=0),
     *(AngularFeatures(16, coupling=c, random_state=0) for c in ("iid", "orthogonal", "hadamard")),
     *(RandomProjection(6, coupling=c, random_state=0) for c in PROJECTION_COUPLINGS),
 ]
-
-
-#: scikit-learn's checks that set n_components = 1 before fitting
-_WIDTH_ONE_CHECKS = (
-    "check_dont_overwrite_parameters",
-    "check_fit2d_predict1d",
-    "check_methods_subset_invariance",
-    "check_methods_sample_order_invariance",
-    "check_fit2d_1sample",
-    "check_fit2d_1feature",
-)
 
 
 def _expected_failures(estimator) -> dict[str, str]:
@@ -52,11 +44,6 @@ def _expected_failures(estimator) -> dict[str, str]:
             "check_estimators_dtypes": "its integer data has all-zero rows, where the angular "
             "kernel is undefined: rejected by design, as kernels.Angular does",
         }
-    if isinstance(estimator, RandomFourierFeatures) and estimator.features == "cos_sin":
-        # an output of width 1 has no room for a cosine and a sine column: refused by
-        # design; the cos_bias estimators above run these checks
-        why = "it sets n_components=1, an odd width, refused for features='cos_sin'"
-        return dict.fromkeys(_WIDTH_ONE_CHECKS, why)
     return {}
 
 

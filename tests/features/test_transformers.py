@@ -353,21 +353,25 @@ def test_rff_bad_kernel_and_features() -> None:
 
 
 def test_rff_n_components_is_the_output_width() -> None:
-    # as scikit-learn's RBFSampler: n_components columns; cos/sin pairs need an even width
+    # as scikit-learn's RBFSampler: n_components columns; an odd cos/sin width ends with
+    # one random-phase column (tests/features/test_fourier_width.py)
     X = np.random.default_rng(18).standard_normal((5, 3))
-    msg = (
-        r"n_components must be even for features='cos_sin' \(a cosine and a sine column per "
-        r"frequency\), got 7; use 8, or features='cos_bias'"
+    cases = (
+        (8, "cos_sin", 4, None),
+        (7, "cos_sin", 4, 1),
+        (1, "cos_sin", 1, 1),
+        (2, "cos_sin", 1, None),
+        (7, "cos_bias", 7, 7),
     )
-    with pytest.raises(ValueError, match=msg):
-        RandomFourierFeatures(7).fit(X)
-    for width, features, m in ((8, "cos_sin", 4), (7, "cos_bias", 7), (2, "cos_sin", 1)):
+    for width, features, m, n_phases in cases:
         rff = RandomFourierFeatures(width, features=features, random_state=0).fit(X)
         assert rff.transform(X).shape == (5, width) and rff.n_components_ == width
         assert rff.n_frequencies_ == m == rff.frequencies_.shape[0]
         assert len(rff.get_feature_names_out()) == width
-        if features == "cos_bias":
-            assert rff.offsets_.shape == (m,)
+        if n_phases is None:
+            assert rff.offsets_ is None
+        else:
+            assert rff.offsets_.shape == (n_phases,)
     # the frequencies do not depend on the form of the features
     a = RandomFourierFeatures(8, random_state=1).fit(X).get_frequencies()
     b = RandomFourierFeatures(4, features="cos_bias", random_state=1).fit(X).get_frequencies()
