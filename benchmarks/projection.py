@@ -41,9 +41,9 @@ def main() -> None:
     p = parser(__doc__)
     p.add_argument("--n", type=int, default=10000)
     p.add_argument("--d", type=int, default=4096)
-    p.add_argument("--m", type=int, default=512)
+    p.add_argument("--n-components", type=int, default=512, help="output width m")
     args = p.parse_args()
-    n, d, m = (2000, 1024, 128) if args.quick else (args.n, args.d, args.m)
+    n, d, m = (2000, 1024, 128) if args.quick else (args.n, args.d, args.n_components)
     rng = np.random.RandomState(12345)
     X = rng.randn(n, d) * (1.0 + rng.rand(d))  # unequal coordinate scales
     ours = {
@@ -57,7 +57,7 @@ def main() -> None:
     contenders = {k: (lambda e=e: e.transform(X)) for k, e in {**ours, **peers}.items()}
     times, out = alternate(contenders, args.repeats)
     idx = np.random.RandomState(1).choice(n, 300, replace=False)
-    print(f"n={n} d={d} m={m}")
+    print(f"n={n} d={d} n_components={m}")
     print(
         f"{'':12s} {'time s':>8s} {'vs sk_gauss':>11s} {'param bytes':>12s} "
         f"{'RMS rel err':>11s} {'max rel err':>11s}"
@@ -89,7 +89,7 @@ def main() -> None:
             rms_err_sk_sparse=errs["sk_sparse"][0],
             n=n,
             d=d,
-            m=m,
+            n_components=m,
         )
     )
 
