@@ -8,7 +8,7 @@ by seed:
 
 Contenders (defaults unless stated):
 
-* kernelkit: ``BayesianOptimizer(f, f.bounds, n_initial=n0, random_state=seed).run(n)``
+* kernelkit: ``BayesianOptimizer(f, f.bounds, n_initial=n0, random_state=seed).run(n_calls=n)``
   (EI searched as log-EI, ARD Matérn 5/2, hyperparameters refitted each step, a greedy
   posterior-mean step every fifth model-based step);
 * scikit-optimize: ``gp_minimize(f, bounds, n_calls=n, n_initial_points=n0,
@@ -42,7 +42,7 @@ from kernelkit.optimize import BayesianOptimizer, get_function
 
 
 def run_kernelkit(f, n: int, n0: int, seed: int) -> float:
-    res = BayesianOptimizer(f, f.bounds, n_initial=n0, random_state=seed).run(n)
+    res = BayesianOptimizer(f, f.bounds, n_initial=n0, random_state=seed).run(n_calls=n)
     return float(res.y_best)
 
 

@@ -22,7 +22,7 @@ from kernelkit.experiments import register
 from kernelkit.experiments._common import median_iqr, seeds
 from kernelkit.optimize import (
     BayesianOptimizer,
-    ExponentialDecay,
+    ExponentialDecaySchedule,
     GramacyLee,
     default_kernel,
 )
@@ -33,7 +33,7 @@ N_INITIAL = 3
 
 
 def _configs(n_steps: int) -> dict[str, dict[str, Any]]:
-    decay = ExponentialDecay(start=1.0, end=0.0, n_steps=n_steps)
+    decay = ExponentialDecaySchedule(start=1.0, end=0.0, n_steps=n_steps)
     out: dict[str, dict[str, Any]] = {
         "PI, ξ = 0.2 (seed default)": {"acquisition": "pi", "xi": 0.2},
         "EI, ξ = 0.05 (seed default)": {"acquisition": "ei", "xi": 0.05},

@@ -5,10 +5,15 @@ arguments stored unchanged, learned state in attributes ending in ``_``) and acc
 kernelkit kernel, including kernels on lists of objects, or ``kernel="precomputed"``
 where that makes sense. Every Cholesky factorisation goes through
 :func:`cholesky_jitter`, which adds escalating jitter with a :class:`NumericalWarning`
-before giving up with advice.
+before giving up with advice (:func:`jittered_cholesky` also returns the jitter).
 """
 
-from kernelkit.models._linalg import NumericalWarning, cholesky_jitter
+from kernelkit.models._linalg import (
+    JitteredCholesky,
+    NumericalWarning,
+    cholesky_jitter,
+    jittered_cholesky,
+)
 from kernelkit.models.gp import GaussianProcessRegressor, NoiseAtBoundWarning
 from kernelkit.models.random_features import RandomFeatureGP, RandomFeatureRidge
 from kernelkit.models.ridge import KernelRidge
@@ -16,6 +21,7 @@ from kernelkit.models.svc import KernelSVC
 
 __all__ = [
     "GaussianProcessRegressor",
+    "JitteredCholesky",
     "KernelRidge",
     "KernelSVC",
     "NoiseAtBoundWarning",
@@ -23,4 +29,5 @@ __all__ = [
     "RandomFeatureGP",
     "RandomFeatureRidge",
     "cholesky_jitter",
+    "jittered_cholesky",
 ]

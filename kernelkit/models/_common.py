@@ -20,26 +20,28 @@ from sklearn.utils import check_array as sk_check_array
 from sklearn.utils.validation import column_or_1d
 
 from kernelkit._validation import check_array, validate_X, validate_X_y
-from kernelkit.kernels import RBF, Kernel
-from kernelkit.models._linalg import check_symmetric, cholesky_jitter
+from kernelkit.kernels import RBF, Kernel, resolve_kernel
+from kernelkit.models._linalg import check_symmetric, jittered_cholesky
 
 PRECOMPUTED: Final = "precomputed"
 
 
-def resolve_kernel(kernel: Any) -> Kernel | Literal["precomputed"]:
-    """``None`` -> ``RBF()``; a :class:`Kernel` or ``"precomputed"`` as is; else TypeError."""
+def resolve_estimator_kernel(
+    kernel: Any, *, precomputed: bool = True
+) -> Kernel | Literal["precomputed"]:
+    """An estimator's ``kernel`` argument: ``None`` -> ``RBF()``; ``"precomputed"`` as it
+    is (when the estimator takes Gram matrices); a :class:`Kernel` or a kernel name through
+    :func:`kernelkit.kernels.resolve_kernel`."""
     if kernel is None:
         return RBF()
-    if isinstance(kernel, str):
-        if kernel == PRECOMPUTED:
-            return PRECOMPUTED
-        raise ValueError(f"kernel must be a Kernel object or 'precomputed', got {kernel!r}")
-    if not isinstance(kernel, Kernel):
-        raise TypeError(
-            f"kernel must be a kernelkit Kernel object or 'precomputed', "
-            f"got {type(kernel).__name__}"
-        )
-    return kernel
+    if precomputed and is_precomputed(kernel):
+        return PRECOMPUTED
+    try:
+        return resolve_kernel(kernel)
+    except (TypeError, ValueError) as exc:
+        if not precomputed:
+            raise
+        raise type(exc)(f"{exc} (or 'precomputed' with a Gram matrix as X)") from None
 
 
 def is_precomputed(kernel: Any) -> bool:
@@ -219,13 +221,11 @@ def ridge_on_features(Phi: np.ndarray, Y: np.ndarray, reg: float, name: str) -> 
     if n < p:
         A = Phi @ Phi.T
         A[np.diag_indices_from(A)] += reg
-        L, jitter = cholesky_jitter(
-            A, name=name.replace("Phi^T Phi", "Phi Phi^T"), return_jitter=True
-        )
-        a = scipy.linalg.cho_solve((L, True), Y, check_finite=False)
-        return FeatureRidge(Phi.T @ a, L, jitter, True, a)
+        chol = jittered_cholesky(A, name=name.replace("Phi^T Phi", "Phi Phi^T"))
+        a = scipy.linalg.cho_solve((chol.factor, True), Y, check_finite=False)
+        return FeatureRidge(Phi.T @ a, chol.factor, chol.jitter, True, a)
     A = Phi.T @ Phi
     A[np.diag_indices_from(A)] += reg
-    L, jitter = cholesky_jitter(A, name=name, return_jitter=True)
-    coef = scipy.linalg.cho_solve((L, True), Phi.T @ Y, check_finite=False)
-    return FeatureRidge(coef, L, jitter, False, None)
+    chol = jittered_cholesky(A, name=name)
+    coef = scipy.linalg.cho_solve((chol.factor, True), Phi.T @ Y, check_finite=False)
+    return FeatureRidge(coef, chol.factor, chol.jitter, False, None)

@@ -11,13 +11,15 @@ A Gram matrix ``K`` (plus noise) is positive definite in exact arithmetic but ca
 to factorise in floating point when inputs are duplicated, nearly duplicated, or the
 lengthscale is large. :func:`cholesky_jitter` then adds a small multiple of the identity,
 starting at ``1e-10 * mean(diag(K))`` and multiplying it by 10 per retry, and warns with
-:class:`NumericalWarning` naming the jitter it used.
+:class:`NumericalWarning` naming the jitter it used; :func:`jittered_cholesky` also
+returns that jitter (a :class:`JitteredCholesky`).
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, Literal, overload
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -25,7 +27,14 @@ import scipy.linalg
 from kernelkit._threads import blas_threads_for
 from kernelkit._validation import check_int, check_positive
 
-__all__ = ["NumericalWarning", "check_symmetric", "cholesky_jitter", "cholesky_or_none"]
+__all__ = [
+    "JitteredCholesky",
+    "NumericalWarning",
+    "check_symmetric",
+    "cholesky_jitter",
+    "cholesky_or_none",
+    "jittered_cholesky",
+]
 
 #: First jitter, relative to the mean of the diagonal.
 _JITTER_START = 1e-10
@@ -111,40 +120,21 @@ def check_symmetric(K: np.ndarray, name: str = "K") -> np.ndarray:
     return K
 
 
-@overload
-def cholesky_jitter(
-    K: Any,
-    *,
-    max_tries: int = ...,
-    name: str = ...,
-    warn: bool = ...,
-    jitter_scale: float | None = ...,
-    return_jitter: Literal[False] = ...,
-) -> np.ndarray: ...
+@dataclass(frozen=True)
+class JitteredCholesky:
+    """A Cholesky factor and the jitter that was added to get it.
 
+    Attributes
+    ----------
+    factor : ndarray of shape (n, n)
+        Lower-triangular ``L`` with ``L L^T = K + jitter * I``.
+    jitter : float
+        What was added to the diagonal of ``K`` (0.0 when the plain factorisation
+        succeeded).
+    """
 
-@overload
-def cholesky_jitter(
-    K: Any,
-    *,
-    max_tries: int = ...,
-    name: str = ...,
-    warn: bool = ...,
-    jitter_scale: float | None = ...,
-    return_jitter: Literal[True],
-) -> tuple[np.ndarray, float]: ...
-
-
-@overload
-def cholesky_jitter(
-    K: Any,
-    *,
-    max_tries: int = ...,
-    name: str = ...,
-    warn: bool = ...,
-    jitter_scale: float | None = ...,
-    return_jitter: bool,
-) -> np.ndarray | tuple[np.ndarray, float]: ...
+    factor: np.ndarray
+    jitter: float
 
 
 def cholesky_jitter(
@@ -154,9 +144,35 @@ def cholesky_jitter(
     name: str = "K",
     warn: bool = True,
     jitter_scale: float | None = None,
-    return_jitter: bool = False,
-) -> np.ndarray | tuple[np.ndarray, float]:
+) -> np.ndarray:
     """Lower Cholesky factor of ``K``, adding jitter to the diagonal if needed.
+
+    The factor of :func:`jittered_cholesky`, which takes the same arguments and also
+    says how much jitter was added.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.models import cholesky_jitter
+    >>> L = cholesky_jitter(np.array([[4.0, 2.0], [2.0, 3.0]]))
+    >>> L
+    array([[2.        , 0.        ],
+           [1.        , 1.41421356]])
+    """
+    return jittered_cholesky(
+        K, max_tries=max_tries, name=name, warn=warn, jitter_scale=jitter_scale
+    ).factor
+
+
+def jittered_cholesky(
+    K: Any,
+    *,
+    max_tries: int = 7,
+    name: str = "K",
+    warn: bool = True,
+    jitter_scale: float | None = None,
+) -> JitteredCholesky:
+    """Lower Cholesky factor of ``K`` and the jitter added to the diagonal to get it.
 
     The plain factorisation ``K = L L^T`` is tried first. If it fails (or leaves a pivot
     at rounding level, see :func:`cholesky_or_none`), jitter
@@ -179,15 +195,12 @@ def cholesky_jitter(
         tiny jitter is routine and harmless (sampling from a posterior covariance).
     jitter_scale : float, optional
         Reference scale ``s`` of the jitter; ``mean(diag(K))`` by default.
-    return_jitter : bool, default=False
-        Also return the jitter that was added (0.0 when none was needed).
 
     Returns
     -------
-    L : ndarray of shape (n, n)
-        Lower-triangular factor with ``L L^T = K + jitter * I``.
-    jitter : float
-        Only when ``return_jitter`` is true.
+    JitteredCholesky
+        ``factor``, lower-triangular with ``factor @ factor.T = K + jitter * I``, and
+        ``jitter`` (0.0 when none was needed).
 
     Raises
     ------
@@ -201,11 +214,12 @@ def cholesky_jitter(
     Examples
     --------
     >>> import numpy as np
-    >>> from kernelkit.models import cholesky_jitter
-    >>> L = cholesky_jitter(np.array([[4.0, 2.0], [2.0, 3.0]]))
-    >>> L
-    array([[2.        , 0.        ],
-           [1.        , 1.41421356]])
+    >>> from kernelkit.models import jittered_cholesky
+    >>> chol = jittered_cholesky(np.ones((2, 2)), warn=False)  # singular: needs jitter
+    >>> chol.jitter
+    1e-10
+    >>> bool(np.allclose(chol.factor @ chol.factor.T, np.ones((2, 2)) + 1e-10 * np.eye(2)))
+    True
     """
     check_int(max_tries, "max_tries", minimum=0)
     if jitter_scale is not None:
@@ -226,7 +240,7 @@ def cholesky_jitter(
     with blas_threads_for(K.shape[0]):
         L = cholesky_or_none(K)
         if L is not None:
-            return (L, 0.0) if return_jitter else L
+            return JitteredCholesky(L, 0.0)
         jitter = _JITTER_START * scale
         for _ in range(max_tries):
             Kj = K.copy()
@@ -248,4 +262,4 @@ def cholesky_jitter(
             NumericalWarning,
             stacklevel=2,
         )
-    return (L, jitter) if return_jitter else L
+    return JitteredCholesky(L, jitter)

@@ -1,4 +1,5 @@
-"""Gaussian process regression with hyperparameters fitted by maximum marginal likelihood."""
+"""Gaussian process regression with hyperparameters fitted by maximum marginal likelihood,
+or by maximum a posteriori when the kernel has priors on them."""
 
 from __future__ import annotations
 
@@ -26,12 +27,12 @@ from kernelkit.models._common import (
     check_prior_input,
     is_precomputed,
     n_objects,
-    resolve_kernel,
+    resolve_estimator_kernel,
     validate_targets,
     validate_test_input,
     validate_training_data,
 )
-from kernelkit.models._linalg import cholesky_jitter, cholesky_or_none
+from kernelkit.models._linalg import cholesky_or_none, jittered_cholesky
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 from kernelkit.models._threads import LapackThreads
 
@@ -141,6 +142,33 @@ def _lml(
     return lml, grad
 
 
+def _log_posterior(
+    kernel: Kernel,
+    X: Any,
+    y: np.ndarray,
+    noise: float,
+    fit_noise: bool,
+    threads: LapackThreads | None = None,
+    profile: bool = False,
+) -> tuple[float, np.ndarray]:
+    """The objective of the hyperparameter fit: :func:`_lml` plus the kernel's log prior.
+
+    ``log p(y | X, theta) + log p(theta)`` and its gradient, with respect to the same
+    variables as :func:`_lml`; the noise has no prior. Without priors on the kernel this
+    is the log marginal likelihood itself (maximum likelihood); with them, its maximum is
+    the maximum a posteriori estimate. ``kernel.log_prior`` is that of the current
+    ``kernel.theta`` (GPyTorch's convention: densities of the log-hyperparameters).
+    """
+    lml, grad = _lml(kernel, X, y, noise, fit_noise, True, threads, profile)
+    if not (kernel.has_priors and np.isfinite(lml)):
+        return lml, grad
+    log_prior, prior_grad = kernel.log_prior()
+    if not np.isfinite(log_prior):
+        return -np.inf, np.zeros_like(grad)
+    grad[: kernel.n_dims] += prior_grad
+    return lml + log_prior, grad
+
+
 class NoiseAtBoundWarning(ConvergenceWarning):
     """The fitted noise variance of a GP ended at the lower end of ``noise_bounds``."""
 
@@ -192,8 +220,9 @@ def _warn_at_bounds(theta: np.ndarray, bounds: np.ndarray, names: list[str]) -> 
         param = name.split("[")[0].rsplit("__", 1)[-1]
         warnings.warn(
             f"the fitted {name} is at its {side} bound {math.exp(bound):.3g}; the marginal "
-            f"likelihood would move it further. Widen {param}_bounds (or noise_bounds) if "
-            "a value beyond it is plausible"
+            f"likelihood would move it further. Widen {param}_bounds"
+            + ("" if param == "noise" else " (or noise_bounds)")
+            + " if a value beyond it is plausible"
             + (
                 "; a signal variance at its lower bound means the data look like pure noise"
                 if _is_signal_variance(name) and at_lo
@@ -215,7 +244,10 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
 
     ``fit`` maximises the log marginal likelihood over ``[kernel.theta, log noise]``
     with L-BFGS-B and the analytic gradient
-    ``1/2 tr((alpha alpha^T - K_y^-1) dK_y/dtheta)``, evaluated through
+    ``1/2 tr((alpha alpha^T - K_y^-1) dK_y/dtheta)``, plus ``kernel.log_prior(theta)``
+    and its gradient when the kernel has priors on its hyperparameters (e.g.
+    ``Matern(lengthscale_prior=GammaPrior(3.0, 6.0))``: a maximum a posteriori fit,
+    GPyTorch's convention; the noise has no prior). The likelihood is evaluated through
     ``kernel.gram_and_gradient`` (which reuses the Gram matrix's distances and profile)
     so that the ``n x n x p`` derivative tensor is never formed.
     One evaluation costs a Cholesky factorisation and an inverse from the factor
@@ -223,9 +255,12 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
 
     Parameters
     ----------
-    kernel : Kernel, default=None
-        Prior covariance of ``f``; ``None`` means ``RBF()``. Its hyperparameters are the
-        starting point of the fit (and are used as is when ``optimizer=None``). Kernels
+    kernel : Kernel or str, default=None
+        Prior covariance of ``f``; ``None`` means ``RBF()``, a name (``"rbf"``,
+        ``"matern52"``, ...) is resolved by :func:`kernelkit.kernels.resolve_kernel`. Its
+        hyperparameters are the starting point of the fit (and are used as is when
+        ``optimizer=None``); priors on them (``lengthscale_prior=...``) make the fit a
+        maximum a posteriori estimate. Kernels
         on objects take lists of objects as ``X``; a precomputed Gram matrix can be
         wrapped in :class:`~kernelkit.kernels.Precomputed` with integer indices as ``X``.
     noise : float, default=1e-2
@@ -275,6 +310,10 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         ``(K + noise_ I)^-1 y`` for the (normalised) targets.
     log_marginal_likelihood_value_ : float
         Log marginal likelihood at ``theta_`` (of the normalised targets).
+    log_prior_value_ : float
+        ``kernel_.log_prior()[0]``, the log prior density of the fitted
+        log-hyperparameters (0.0 without priors); the fit maximised
+        ``log_marginal_likelihood_value_ + log_prior_value_``.
     optimizer_result_ : scipy.optimize.OptimizeResult or None
         Result of the best optimiser run.
 
@@ -352,13 +391,13 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         return not (isinstance(self.noise_bounds, str) and self.noise_bounds == "fixed")
 
     def _resolve(self) -> Kernel:
-        kernel = resolve_kernel(self.kernel)
-        if is_precomputed(kernel):
+        if is_precomputed(self.kernel):
             raise ValueError(
                 "GaussianProcessRegressor needs kernel values at test points too; wrap a "
                 "precomputed Gram matrix in kernelkit.kernels.Precomputed and pass "
                 "integer indices as X"
             )
+        kernel = resolve_estimator_kernel(self.kernel, precomputed=False)
         assert isinstance(kernel, Kernel)
         return kernel
 
@@ -376,7 +415,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> GaussianProcessRegressor:
-        """Maximise the log marginal likelihood and factorise ``K + noise I``.
+        """Maximise the log marginal likelihood (plus the kernel's log prior, if it has
+        priors) and factorise ``K + noise I``.
 
         Parameters
         ----------
@@ -412,9 +452,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         else:  # the given hyperparameters, exactly (no round trip through logarithms)
             theta, noise = theta0, float(self.noise)
 
-        L, self.jitter_ = cholesky_jitter(
-            _noisy_gram(kernel, X, noise), name="K + noise*I", return_jitter=True
-        )
+        chol = jittered_cholesky(_noisy_gram(kernel, X, noise), name="K + noise*I")
+        L, self.jitter_ = chol.factor, chol.jitter
         alpha = scipy.linalg.cho_solve((L, True), yn, check_finite=False)
         lml = -0.5 * float(yn @ alpha) - float(np.log(np.diagonal(L)).sum())
         lml -= 0.5 * yn.shape[0] * _LOG_2PI
@@ -431,6 +470,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         self.L_ = L
         self.alpha_ = alpha
         self.log_marginal_likelihood_value_ = lml
+        self.log_prior_value_ = kernel.log_prior()[0]
         self.optimizer_result_ = result
         return self
 
@@ -443,11 +483,14 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         """The kernel with unit variance held fixed, if the scale can be profiled out.
 
         That is the case for a stationary kernel whose ``variance`` and the noise are both
-        fitted: ``K_y = variance (K_1 + lambda I)`` with ``lambda = noise / variance``.
+        fitted: ``K_y = variance (K_1 + lambda I)`` with ``lambda = noise / variance``,
+        unless the variance has a prior (the other hyperparameters' priors do not depend
+        on the scale, so they leave its analytic maximiser as it is).
         """
         if not (self._fit_noise and isinstance(kernel, Stationary)):
             return None
-        if "variance" not in {hp.name for hp in kernel.free_hyperparameters}:
+        variance = [hp for hp in kernel.free_hyperparameters if hp.name == "variance"]
+        if not variance or variance[0].prior is not None:
             return None
         unit = kernel.clone()
         unit.set_params(variance=1.0, variance_bounds="fixed")
@@ -457,7 +500,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     def _optimise(
         self, kernel: Kernel, X: Any, y: np.ndarray, theta0: np.ndarray, bounds: np.ndarray
     ) -> scipy.optimize.OptimizeResult:
-        """Maximise the log marginal likelihood from ``theta0`` (and random restarts).
+        """Maximise :func:`_log_posterior` from ``theta0`` (and random restarts).
 
         When the signal variance and the noise are both fitted for a stationary kernel,
         the search runs over ``[theta without the variance, log(noise / variance)]`` with
@@ -476,8 +519,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
                 k_theta, noise = self._split(theta, work, fixed_noise)
                 work.theta = k_theta
-                lml, grad = _lml(work, X, y, noise, fit_noise, True, threads)
-                return -lml, -grad
+                value, grad = _log_posterior(work, X, y, noise, fit_noise, threads)
+                return -value, -grad
 
             if unit is None:
                 starts = [theta0] + [
@@ -539,8 +582,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
 
         def objective(tp: np.ndarray) -> tuple[float, np.ndarray]:
             unit.theta = tp[:-1]
-            lml, grad = _lml(unit, X, y, math.exp(tp[-1]), True, True, threads, profile=True)
-            return -lml, -grad
+            value, grad = _log_posterior(unit, X, y, math.exp(tp[-1]), True, threads, profile=True)
+            return -value, -grad
 
         starts = [p0] + [rng.uniform(pbounds[:, 0], pbounds[:, 1]) for _ in range(self.n_restarts)]
         best = _best_lbfgs(objective, starts, pbounds)
@@ -589,6 +632,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         self, theta: Any = None, eval_gradient: bool = False
     ) -> float | tuple[float, np.ndarray]:
         """Log marginal likelihood of the training data (Algorithm 2 of the assignment).
+
+        The likelihood alone, also for a kernel with priors: the objective of a MAP fit
+        adds ``self.kernel_.log_prior(theta[:kernel_.n_dims])``.
 
         Parameters
         ----------

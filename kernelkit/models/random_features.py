@@ -34,8 +34,7 @@ from kernelkit._validation import (
     validate_X,
 )
 from kernelkit.features import AngularFeatures, RandomFourierFeatures
-from kernelkit.features._coupling import COUPLINGS
-from kernelkit.kernels import RBF, Angular, Kernel, Laplace, Matern
+from kernelkit.kernels import RBF, Angular, Matern, resolve_kernel
 from kernelkit.models._common import (
     apply_feature_map,
     ridge_on_features,
@@ -47,48 +46,22 @@ from kernelkit.models._predictive import GaussianPredictor, Spread, target_scali
 __all__ = ["RandomFeatureGP", "RandomFeatureRidge", "gaussian_kl"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
-#: kernel names accepted in place of kernel objects (unit lengthscale and variance)
-KERNEL_NAMES = ("rbf", "gaussian", "matern", "laplace", "angular")
 KL_DIRECTIONS = ("approx_exact", "exact_approx")
+#: The kernels with a random feature map: random Fourier features for RBF and Matérn
+#: (Laplace included), angular features for Angular.
+_FEATURE_KERNELS = (RBF, Matern, Angular)
 
 
 # ---------------------------------------------------------------------- feature maps
 def _feature_map_for(kernel: Any, n_components: int, coupling: str, random_state: Any) -> Any:
-    """An unfitted random feature map whose inner products estimate ``kernel``.
-
-    Names get unit lengthscale and variance (Matérn: ``nu = 2.5``); kernel objects
-    (RBF, Matern, Laplace, Angular) pass their hyperparameters on.
-    """
-    common = {"n_components": n_components, "coupling": coupling, "random_state": random_state}
-    if isinstance(kernel, str):
-        check_in(kernel, "kernel", KERNEL_NAMES)
-        if kernel == "angular":
-            return AngularFeatures(**common)
-        return RandomFourierFeatures(kernel=kernel, **common)
+    """An unfitted random feature map of output width ``n_components`` whose inner products
+    estimate ``kernel`` (a kernel object, or a name of :data:`kernelkit.kernels.KERNEL_NAMES`
+    with unit lengthscale and variance)."""
+    kernel = resolve_kernel(kernel, types=_FEATURE_KERNELS)
     if isinstance(kernel, Angular):
-        return AngularFeatures(**common)
-    if isinstance(kernel, (RBF, Matern)):
-        nu = float(getattr(kernel, "nu", math.inf))
-        if isinstance(kernel, Laplace) or nu == 0.5:
-            name = "laplace"
-        else:
-            name = "rbf" if isinstance(kernel, RBF) or math.isinf(nu) else "matern"
-        ls = kernel.lengthscale
-        ls = float(ls) if np.ndim(ls) == 0 else np.asarray(ls, dtype=np.float64)
-        return RandomFourierFeatures(
-            kernel=name,
-            nu=nu if name == "matern" else 2.5,
-            lengthscale=ls,
-            variance=float(kernel.variance),
-            **common,
-        )
-    what = type(kernel).__name__
-    hint = (
-        " (composite kernels have no random feature map here)" if isinstance(kernel, Kernel) else ""
-    )
-    raise TypeError(
-        f"kernel must be one of {', '.join(map(repr, KERNEL_NAMES))} or an RBF, Matern, "
-        f"Laplace or Angular kernel object; got {what}{hint}"
+        return AngularFeatures(n_components, coupling=coupling, random_state=random_state)
+    return RandomFourierFeatures(
+        n_components, kernel=kernel, coupling=coupling, random_state=random_state
     )
 
 
@@ -100,24 +73,34 @@ def _check_feature_map(fm: Any) -> None:
         )
 
 
-class _PrimalModel(RegressorMixin, BaseEstimator):
-    """Shared fitting: features, then the ridge system in its smaller form (primal
-    ``Phi^T Phi + reg I`` or dual ``Phi Phi^T + reg I``) and the weights."""
+class _RandomFeatureModel(RegressorMixin, BaseEstimator):
+    """What the two random-feature regressors share: the feature map's parameters, and
+    the fit of the ridge system in its smaller form (primal ``Phi^T Phi + reg I`` or dual
+    ``Phi Phi^T + reg I``) with the weights."""
+
+    def __init__(
+        self, feature_map: Any, kernel: Any, n_components: int, coupling: str, random_state: Any
+    ):
+        # called by the subclasses' constructors, which declare the parameters
+        self.feature_map = feature_map
+        self.kernel = kernel
+        self.n_components = n_components
+        self.coupling = coupling
+        self.random_state = random_state
 
     def _make_feature_map(self) -> Any:
         if self.feature_map is not None:
             _check_feature_map(self.feature_map)
             fm = self.feature_map
             return clone(fm, safe=False) if hasattr(fm, "fit_transform") else fm
-        m = check_int(self.n_components, "n_components", minimum=1)
-        check_in(self.coupling, "coupling", COUPLINGS)
-        return _feature_map_for(self.kernel, m, self.coupling, self.random_state)
+        n_components = check_int(self.n_components, "n_components", minimum=1)
+        return _feature_map_for(self.kernel, n_components, self.coupling, self.random_state)
 
     def _fit_features(self, X: np.ndarray, Y: np.ndarray, reg: float) -> np.ndarray:
         """Fit the feature map on ``X`` and solve ``(Phi^T Phi + reg I) W = Phi^T Y``."""
         fm = self._make_feature_map()
         if self.feature_map is None:
-            self._check_size(X, fm)
+            self._check_size(X)
         Phi = apply_feature_map(fm, X, fit=True)
         sol = ridge_on_features(Phi, Y, reg, "Phi^T Phi + noise*I")
         self.coef_, self.L_, self.jitter_ = sol.coef, sol.L, sol.jitter
@@ -128,15 +111,14 @@ class _PrimalModel(RegressorMixin, BaseEstimator):
         self.n_features_out_ = Phi.shape[1]
         return Phi
 
-    def _check_size(self, X: np.ndarray, fm: Any) -> None:
+    def _check_size(self, X: np.ndarray) -> None:
         """Refuse up front a fit whose random directions, features and linear system could
         not fit in memory (the estimate is in the message)."""
-        (n, d), m = X.shape, int(self.n_components)
-        p = m if isinstance(fm, AngularFeatures) else 2 * m
+        (n, d), p = X.shape, int(self.n_components)
         k = min(n, p)
         check_memory(
-            8 * (m * d + n * p + k * k),
-            f"{type(self).__name__}(n_components={m}) on {n} x {d} data ({p} features, a "
+            8 * (p * d + n * p + k * k),
+            f"{type(self).__name__}(n_components={p}) on {n} x {d} data ({p} features, a "
             f"{k} x {k} linear system)",
             "ask for fewer n_components",
         )
@@ -153,7 +135,7 @@ class _PrimalModel(RegressorMixin, BaseEstimator):
         return Phi
 
 
-class RandomFeatureRidge(_PrimalModel):
+class RandomFeatureRidge(_RandomFeatureModel):
     """Ridge regression on an explicit feature map, solved in the primal.
 
     ``w = (Phi^T Phi + alpha I)^-1 Phi^T y`` and ``f(x) = phi(x)^T w`` (Rowland (2018) eq.
@@ -171,15 +153,21 @@ class RandomFeatureRidge(_PrimalModel):
         :class:`~kernelkit.features.AngularFeatures`).
     alpha : float, default=1.0
         Ridge regularisation ``> 0`` (scikit-learn's convention, no intercept).
-    kernel : str or Kernel, default="rbf"
-        With ``feature_map=None``: ``"rbf"``, ``"matern"`` (nu = 5/2), ``"laplace"``,
-        ``"angular"`` (unit lengthscale and variance), or an ``RBF``, ``Matern``,
-        ``Laplace`` or ``Angular`` object whose hyperparameters are used. Ignored when
-        ``feature_map`` is given.
+    kernel : Kernel or str, default="rbf"
+        With ``feature_map=None``: an ``RBF``, ``Matern`` (``Laplace`` included) or
+        ``Angular`` kernel object, handed to the feature map as it is (its lengthscale,
+        variance and ``nu`` define the features), or the name of one
+        (``"rbf"``, ``"matern52"``, ``"laplace"``, ``"angular"``, ..., resolved by
+        :func:`kernelkit.kernels.resolve_kernel` with unit lengthscale and variance).
+        Ignored when ``feature_map`` is given.
     n_components : int, default=100
-        Number of random frequencies / directions (``feature_map=None`` only).
+        Output width of the random feature map (``feature_map=None`` only), passed to
+        :class:`~kernelkit.features.RandomFourierFeatures` (a cosine and a sine column
+        per random frequency) or :class:`~kernelkit.features.AngularFeatures` (one column
+        per direction).
     coupling : {"iid", "orthogonal", "hadamard"}, default="iid"
-        IID, ORF or SORF features (Rowland (2018) §7.6; ``feature_map=None`` only).
+        IID, ORF or SORF features (Rowland (2018) §7.6; ``feature_map=None`` only); the
+        names of :data:`kernelkit.features.COUPLINGS`.
     random_state : int, RandomState or None
         Seeds the random features (``feature_map=None`` only).
 
@@ -214,7 +202,7 @@ class RandomFeatureRidge(_PrimalModel):
     >>> rng = np.random.RandomState(0)
     >>> X = rng.uniform(-2, 2, size=(200, 2))
     >>> y = np.sin(X[:, 0]) + 0.1 * rng.randn(200)
-    >>> model = RandomFeatureRidge(kernel=RBF(lengthscale=1.0), n_components=200,
+    >>> model = RandomFeatureRidge(kernel=RBF(lengthscale=1.0), n_components=400,
     ...                            alpha=0.1, random_state=0).fit(X, y)
     >>> bool(np.sqrt(np.mean((model.predict(X) - np.sin(X[:, 0])) ** 2)) < 0.1)
     True
@@ -230,12 +218,8 @@ class RandomFeatureRidge(_PrimalModel):
         coupling: str = "iid",
         random_state: Any = None,
     ):
-        self.feature_map = feature_map
+        super().__init__(feature_map, kernel, n_components, coupling, random_state)
         self.alpha = alpha
-        self.kernel = kernel
-        self.n_components = n_components
-        self.coupling = coupling
-        self.random_state = random_state
 
     def fit(self, X: Any, y: Any) -> RandomFeatureRidge:
         """Fit the feature map and solve for the weights.
@@ -260,7 +244,7 @@ class RandomFeatureRidge(_PrimalModel):
         return tags
 
 
-class RandomFeatureGP(GaussianPredictor, _PrimalModel):
+class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
     """Gaussian process regression on an explicit (random) feature map, in the primal.
 
     The Bayesian linear model ``y = phi(x)^T w + eps`` with ``w ~ N(0, I)`` and
@@ -288,18 +272,20 @@ class RandomFeatureGP(GaussianPredictor, _PrimalModel):
         An object with ``fit_transform`` (a clone is fitted in ``fit``), an object with
         only ``transform`` (used as is), or a callable ``X -> Phi``. ``None`` builds random
         features for ``kernel``.
-    kernel : str or Kernel, default="rbf"
-        With ``feature_map=None``: ``"rbf"``, ``"matern"`` (nu = 5/2), ``"laplace"``,
-        ``"angular"`` (unit lengthscale and variance), or an ``RBF``, ``Matern``,
-        ``Laplace`` or ``Angular`` object whose lengthscale (scalar or ARD) and variance
-        are used, e.g. the fitted ``kernel_`` of a
-        :class:`~kernelkit.models.GaussianProcessRegressor`. Ignored when
-        ``feature_map`` is given.
+    kernel : Kernel or str, default="rbf"
+        With ``feature_map=None``: an ``RBF``, ``Matern`` (``Laplace`` included) or
+        ``Angular`` kernel object, handed to the feature map as it is (its lengthscale,
+        scalar or ARD, its variance and ``nu`` define the features), e.g. the fitted
+        ``kernel_`` of a :class:`~kernelkit.models.GaussianProcessRegressor`; or the name
+        of one (``"rbf"``, ``"matern52"``, ``"laplace"``, ``"angular"``, ..., resolved by
+        :func:`kernelkit.kernels.resolve_kernel` with unit lengthscale and variance).
+        Ignored when ``feature_map`` is given.
     n_components : int, default=100
-        Number ``m`` of random frequencies (``2m`` cos/sin features) or angular
-        directions (``feature_map=None`` only).
+        The number of features, ``p`` (``feature_map=None`` only), as in
+        :class:`RandomFeatureRidge`.
     coupling : {"iid", "orthogonal", "hadamard"}, default="iid"
-        IID, ORF (Def. 7.6) or SORF (Hadamard–Rademacher, ``k = 3``, §7.6) features.
+        IID, ORF (Def. 7.6) or SORF (Hadamard–Rademacher, ``k = 3``, §7.6) features; the
+        names of :data:`kernelkit.features.COUPLINGS`.
     noise : float, default=1e-2
         Observation noise variance ``> 0`` (on the normalised scale when
         ``normalize_y``); also the ridge term of ``A``.
@@ -354,7 +340,7 @@ class RandomFeatureGP(GaussianPredictor, _PrimalModel):
     ...                                  optimizer=None).fit(X, y)
     >>> kls = [RandomFeatureGP(kernel=exact.kernel_, n_components=m, noise=0.01,
     ...                        coupling="orthogonal", random_state=0)
-    ...        .fit(X, y).kl_to(exact, X[:20]) for m in (10, 300)]
+    ...        .fit(X, y).kl_to(exact, X[:20]) for m in (20, 600)]
     >>> bool(kls[0] > kls[1] > 0)
     True
     """
@@ -370,13 +356,9 @@ class RandomFeatureGP(GaussianPredictor, _PrimalModel):
         normalize_y: bool = False,
         random_state: Any = None,
     ):
-        self.feature_map = feature_map
-        self.kernel = kernel
-        self.n_components = n_components
-        self.coupling = coupling
+        super().__init__(feature_map, kernel, n_components, coupling, random_state)
         self.noise = noise
         self.normalize_y = normalize_y
-        self.random_state = random_state
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> RandomFeatureGP:

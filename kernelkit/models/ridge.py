@@ -16,7 +16,7 @@ from kernelkit.models._common import (
     check_objects,
     is_precomputed,
     n_objects,
-    resolve_kernel,
+    resolve_estimator_kernel,
     ridge_on_features,
     validate_targets,
     validate_test_input,
@@ -43,9 +43,11 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : Kernel or "precomputed", default=None
-        The kernel; ``None`` means ``RBF()``. With ``"precomputed"``, ``X`` in ``fit`` is
-        the training Gram matrix and in ``predict`` the matrix ``K(X_test, X_train)``.
+    kernel : Kernel, str or "precomputed", default=None
+        The kernel; ``None`` means ``RBF()``, a name (``"rbf"``, ``"matern52"``, ...) is
+        resolved by :func:`kernelkit.kernels.resolve_kernel`. With ``"precomputed"``,
+        ``X`` in ``fit`` is the training Gram matrix and in ``predict`` the matrix
+        ``K(X_test, X_train)``.
         Kernels on objects (``requires_vector_input = False``, e.g.
         :class:`~kernelkit.kernels.Intersection`) take lists of objects as ``X``.
     alpha : float, default=1.0
@@ -115,7 +117,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             return self._fit_primal(X, y, alpha)
         for attr in ("coef_", "feature_map_"):
             self.__dict__.pop(attr, None)
-        kernel = resolve_kernel(self.kernel)
+        kernel = resolve_estimator_kernel(self.kernel)
         X, y = validate_training_data(self, X, y, kernel, multi_output=True)
         K = kernel(X) if isinstance(kernel, Kernel) else np.array(X, dtype=np.float64)
         K[np.diag_indices_from(K)] += alpha

@@ -26,7 +26,7 @@ from kernelkit.kernels import Kernel
 from kernelkit.models._common import (
     is_precomputed,
     n_objects,
-    resolve_kernel,
+    resolve_estimator_kernel,
     take,
     validate_test_input,
     validate_training_data,
@@ -51,9 +51,11 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    kernel : Kernel or "precomputed", default=None
-        ``None`` means ``RBF()``. With ``"precomputed"``, ``X`` is the training Gram matrix
-        in ``fit`` and ``K(X_test, X_train)`` of shape ``(n_test, n_train)`` afterwards.
+    kernel : Kernel, str or "precomputed", default=None
+        ``None`` means ``RBF()``; a name (``"rbf"``, ``"matern52"``, ...) is resolved by
+        :func:`kernelkit.kernels.resolve_kernel`. With ``"precomputed"``, ``X`` is the
+        training Gram matrix in ``fit`` and ``K(X_test, X_train)`` of shape
+        ``(n_test, n_train)`` afterwards.
     C : float, default=1.0
         Soft-margin penalty ``> 0``.
     multiclass : {"ovr", "ovo"}, default="ovr"
@@ -173,7 +175,7 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
             ``DataConversionWarning``.
         """
         self._check_params()
-        kernel = resolve_kernel(self.kernel)
+        kernel = resolve_estimator_kernel(self.kernel)
         X, y = validate_training_data(self, X, y, kernel, multi_output=False, y_numeric=False)
         check_classification_targets(y)
         n = n_objects(X)

@@ -26,6 +26,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "acquisition": [
             "Acquisition",
             "ExpectedImprovement",
+            "ImprovementAcquisition",
             "LogExpectedImprovement",
             "LogProbabilityOfImprovement",
             "ProbabilityOfImprovement",
@@ -35,7 +36,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "log_h",
             "noisy_incumbent",
         ],
-        "bayesopt": ["BayesianOptimizer", "OptimizationResult"],
+        "bayesopt": ["AcquisitionStep", "BayesianOptimizer", "OptimizationResult"],
         "functions": [
             "Ackley",
             "Branin",
@@ -50,8 +51,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
         ],
         "schedules": [
             "CallableSchedule",
-            "Constant",
-            "ExponentialDecay",
+            "ConstantSchedule",
+            "ExponentialDecaySchedule",
             "Schedule",
             "as_schedule",
         ],

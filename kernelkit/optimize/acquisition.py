@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 from scipy import special
@@ -50,6 +50,7 @@ __all__ = [
     "Acquisition",
     "ProbabilityOfImprovement",
     "ExpectedImprovement",
+    "ImprovementAcquisition",
     "LogExpectedImprovement",
     "LogProbabilityOfImprovement",
     "UpperConfidenceBound",
@@ -283,8 +284,10 @@ class Acquisition:
         return f"{type(self).__name__}({args})"
 
 
-class _ImprovementBased(Acquisition):
-    """Acquisitions of the improvement ``I(x) = max{0, f(x) - f(x+) - xi}`` (eq. 2.10)."""
+class ImprovementAcquisition(Acquisition):
+    """Base class of the acquisitions of the improvement ``I(x) = max{0, f(x) - f(x+) - xi}``
+    (eq. 2.10): PI, EI and their logarithms, which take the margin ``xi`` (and ``xi``
+    schedules in :class:`~kernelkit.optimize.BayesianOptimizer`)."""
 
     default_xi = 0.0
 
@@ -292,7 +295,7 @@ class _ImprovementBased(Acquisition):
         xi = self.default_xi if xi is None else xi
         self.xi: float = check_nonnegative_number(xi, "xi")
 
-    def with_xi(self, xi: float) -> _ImprovementBased:
+    def with_xi(self, xi: float) -> Self:
         """A copy with another ``xi`` (used by the schedules)."""
         new = copy.copy(self)
         new.__init__(xi)  # type: ignore[misc]
@@ -332,7 +335,7 @@ class _ImprovementBased(Acquisition):
         return np.where((c == 0) | (a == 0), 0.0, c * a)
 
 
-class ProbabilityOfImprovement(_ImprovementBased):
+class ProbabilityOfImprovement(ImprovementAcquisition):
     """``PI(x) = P(I(x) > 0) = Phi(Z)`` (assignment eq. 2.11).
 
     At ``sigma = 0`` the limit: 1, 1/2 or 0 as ``mu - f(x+) - xi`` is ``> 0``, ``= 0`` or
@@ -372,7 +375,7 @@ class ProbabilityOfImprovement(_ImprovementBased):
         return LogProbabilityOfImprovement(self.xi)
 
 
-class LogProbabilityOfImprovement(_ImprovementBased):
+class LogProbabilityOfImprovement(ImprovementAcquisition):
     """``log PI(x) = log Phi(Z)`` via ``scipy.special.log_ndtr``.
 
     At ``sigma = 0`` the log of PI's limit: 0, ``log 1/2`` or ``-inf``.
@@ -398,7 +401,7 @@ class LogProbabilityOfImprovement(_ImprovementBased):
         return log_pi, grad
 
 
-class ExpectedImprovement(_ImprovementBased):
+class ExpectedImprovement(ImprovementAcquisition):
     """``EI(x) = E[I(x)]`` (assignment eqs. 2.15-2.16); ``max{0, mu - f(x+) - xi}`` at
     ``sigma = 0`` (the limit; the seed's eq. 2.16 writes 0, the same at evaluated points).
 
@@ -439,7 +442,7 @@ class ExpectedImprovement(_ImprovementBased):
         return LogExpectedImprovement(self.xi)
 
 
-class LogExpectedImprovement(_ImprovementBased):
+class LogExpectedImprovement(ImprovementAcquisition):
     """``log EI(x) = log sigma + log h(Z)``, ``h(z) = phi(z) + z Phi(z)``; see :func:`log_h`.
 
     Finite and increasing in ``mu`` for every finite ``Z``, where EI itself underflows

@@ -1,12 +1,15 @@
 """The ``kernelkit bayesopt`` subcommand: Bayesian optimisation of a test function.
 
-``kernelkit bayesopt --function branin --iterations 30 --acquisition ei [--initial 5]
+``kernelkit bayesopt --function branin --n-calls 30 --acquisition ei [--initial 5]
 [--seed 0] [--out DIR] [--xi X] [--no-refit]`` runs :class:`BayesianOptimizer` with a
-progress bar for ``--iterations`` evaluations in all, as ``BayesianOptimizer.run`` counts
-them (the initial design first, then the model-guided ones), prints how many of each
-ran, the best point, its value and the regret, and writes the
+progress bar for ``--n-calls`` evaluations in all, as ``BayesianOptimizer.run(n_calls)``
+counts them (the initial design first, then the model-guided ones), prints how many of
+each ran, the best point, its value and the regret, and writes the
 convergence figure (any dimension) and, for 1-D functions, the seed's per-step figure
 for a selection of steps into ``--out``.
+
+:func:`register` adds the subcommand; :mod:`kernelkit.cli` finds it (as it finds every
+``kernelkit/<area>/cli.py``) when it builds the ``kernelkit`` parser.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ACQUISITIONS", "DEFAULT_OUT", "_add_bayesopt"]
+__all__ = ["ACQUISITIONS", "DEFAULT_OUT", "register"]
 
 DEFAULT_OUT = "kernelkit-bayesopt"
 #: At most this many per-step figures for a 1-D run (evenly spaced, the last included).
@@ -26,11 +29,11 @@ _MAX_STEP_FIGURES = 12
 ACQUISITIONS = ("ei", "pi", "logei", "logpi", "ucb")
 
 
-def _add_bayesopt(sub: argparse._SubParsersAction) -> None:
-    """Add the ``bayesopt`` subparser to ``sub``."""
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``bayesopt`` subcommand (and its handler) to ``subparsers``."""
     from kernelkit.optimize.functions import function_names  # NumPy only
 
-    p = sub.add_parser(
+    p = subparsers.add_parser(
         "bayesopt",
         help="Bayesian optimisation of a test function (GP surrogate, EI / PI / UCB)",
         description="Minimise a test function with known minimum by Bayesian optimisation "
@@ -40,7 +43,7 @@ def _add_bayesopt(sub: argparse._SubParsersAction) -> None:
         "--function", default="branin", help=f"test function: {', '.join(function_names())}"
     )
     p.add_argument(
-        "--iterations",
+        "--n-calls",
         type=int,
         default=30,
         help="objective evaluations in total, the initial design included (default 30; "
@@ -78,18 +81,31 @@ def _evaluations(source: list[str]) -> str:
     return f"{len(source)} evaluations ({', '.join(parts)})"
 
 
+def _check_args(args: argparse.Namespace) -> None:
+    """Refuse flags out of range and unknown test functions or acquisitions."""
+    from kernelkit.cli import UsageError
+    from kernelkit.optimize import get_acquisition, get_function
+
+    if args.n_calls < 1:
+        raise UsageError(
+            f"--n-calls must be >= 1 (evaluations in total, the initial design included), "
+            f"got {args.n_calls}"
+        )
+    if args.initial is not None and args.initial < 1:
+        raise UsageError(f"--initial must be >= 1, got {args.initial}")
+    try:
+        get_function(args.function)
+        get_acquisition(args.acquisition)
+    except ValueError as exc:  # the message names the value and the accepted ones
+        raise UsageError(str(exc)) from None
+
+
 def _cmd_bayesopt(args: argparse.Namespace) -> int:
     from kernelkit.optimize import BayesianOptimizer, get_function
     from kernelkit.plotting import save_figure
 
+    _check_args(args)
     f = get_function(args.function)
-    if args.iterations < 1:
-        raise ValueError(
-            f"--iterations must be >= 1 (evaluations in total, the initial design included), "
-            f"got {args.iterations}"
-        )
-    if args.initial is not None and args.initial < 1:
-        raise ValueError(f"--initial must be >= 1, got {args.initial}")
     opt = BayesianOptimizer(
         f,
         f.bounds,
@@ -99,15 +115,15 @@ def _cmd_bayesopt(args: argparse.Namespace) -> int:
         refit_hyperparameters=not args.no_refit,
         random_state=args.seed,
     )
-    res = opt.run(args.iterations, progress_bar=True)
+    res = opt.run(args.n_calls, progress_bar=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     point = ", ".join(f"{v:.6g}" for v in res.x_best)
     print(f"{f.name}: {_evaluations(res.source)}, acquisition {args.acquisition}, seed {args.seed}")
-    if res.n_evaluations <= opt.n_initial:
+    if res.n_calls <= opt.n_initial:
         print(
             f"note: the initial design has {opt.n_initial} points, so no evaluation was "
-            f"guided by the model; pass --iterations > {opt.n_initial} (or a smaller --initial)"
+            f"guided by the model; pass --n-calls > {opt.n_initial} (or a smaller --initial)"
         )
     print(f"best x = [{point}]")
     print(

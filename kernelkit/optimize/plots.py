@@ -118,7 +118,7 @@ def plot_convergence(
     else:
         fig = ax.figure
     for k, res in enumerate(res_list):
-        n = np.arange(1, res.n_evaluations + 1)
+        n = np.arange(1, res.n_calls + 1)
         label = labels[k] if labels is not None else None
         if minimum is None:
             ax.plot(n, res.best_so_far, "-", drawstyle="steps-post", label=label)
@@ -142,7 +142,7 @@ def plot_regret_bands(
 ) -> Any:
     """Median simple regret with the inter-quartile band, one curve per method.
 
-    ``curves`` maps a label to an array of shape ``(n_seeds, n_evaluations)``.
+    ``curves`` maps a label to an array of shape ``(n_seeds, n_calls)``.
     """
     if ax is None:
         fig, ax = new_figure()

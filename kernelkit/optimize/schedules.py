@@ -19,7 +19,13 @@ from typing import Any
 
 from kernelkit._validation import check_nonnegative_number
 
-__all__ = ["Schedule", "Constant", "ExponentialDecay", "CallableSchedule", "as_schedule"]
+__all__ = [
+    "Schedule",
+    "ConstantSchedule",
+    "ExponentialDecaySchedule",
+    "CallableSchedule",
+    "as_schedule",
+]
 
 
 class Schedule:
@@ -34,7 +40,7 @@ class Schedule:
         raise NotImplementedError
 
 
-class Constant(Schedule):
+class ConstantSchedule(Schedule):
     """``xi_t = value`` for every step."""
 
     def __init__(self, value: float):
@@ -44,10 +50,10 @@ class Constant(Schedule):
         return self.value
 
     def __repr__(self) -> str:
-        return f"Constant({self.value:g})"
+        return f"ConstantSchedule({self.value:g})"
 
 
-class ExponentialDecay(Schedule):
+class ExponentialDecaySchedule(Schedule):
     """Geometric decay from an exploratory ``start`` to an exploitative ``end``.
 
     ``xi_t = start * (end / start) ** (t / (n_steps - 1))`` for ``t < n_steps`` and
@@ -66,7 +72,7 @@ class ExponentialDecay(Schedule):
 
     Examples
     --------
-    >>> s = ExponentialDecay(1.0, 0.01, 3)
+    >>> s = ExponentialDecaySchedule(1.0, 0.01, 3)
     >>> [round(s(t), 6) for t in range(4)]
     [1.0, 0.1, 0.01, 0.01]
     """
@@ -89,7 +95,10 @@ class ExponentialDecay(Schedule):
         return self.start * (floor / self.start) ** (step / (self.n_steps - 1))
 
     def __repr__(self) -> str:
-        return f"ExponentialDecay(start={self.start:g}, end={self.end:g}, n_steps={self.n_steps})"
+        return (
+            f"ExponentialDecaySchedule(start={self.start:g}, end={self.end:g}, "
+            f"n_steps={self.n_steps})"
+        )
 
 
 class CallableSchedule(Schedule):
@@ -112,7 +121,7 @@ def as_schedule(xi: Any) -> Schedule:
     if isinstance(xi, Schedule):
         return xi
     if isinstance(xi, numbers.Real) and not isinstance(xi, bool):
-        return Constant(float(xi))
+        return ConstantSchedule(float(xi))
     if callable(xi):
         return CallableSchedule(xi)
     raise TypeError(

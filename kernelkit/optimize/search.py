@@ -89,7 +89,7 @@ def maximize_acquisition(
     n_candidates: int = 2048,
     n_starts: int = 5,
     extra: Any = None,
-    maxiter: int = 200,
+    max_iter: int = 200,
     random_state: Any = None,
 ) -> tuple[np.ndarray, float]:
     """Maximise an acquisition over a box by candidates + multi-start L-BFGS-B.
@@ -109,7 +109,7 @@ def maximize_acquisition(
         L-BFGS-B runs, from the best distinct candidates (0: the best candidate).
     extra : array of shape (k, d) or (d,), optional
         More candidates (clipped to the box), e.g. around the incumbent.
-    maxiter : int, default=200
+    max_iter : int, default=200
         Iteration limit of each L-BFGS-B run, at least 1.
     random_state : int, RandomState or None
 
@@ -123,7 +123,7 @@ def maximize_acquisition(
     bounds = check_bounds(bounds)
     check_int(n_candidates, "n_candidates", minimum=1)
     check_int(n_starts, "n_starts", minimum=0)
-    check_int(maxiter, "maxiter", minimum=1)
+    check_int(max_iter, "max_iter", minimum=1)
     d = bounds.shape[0]
     if extra is not None:
         extra = check_array(np.atleast_2d(extra), "extra", n_features=d, allow_empty=True)
@@ -157,7 +157,7 @@ def maximize_acquisition(
             jac=analytic,
             method="L-BFGS-B",
             bounds=bounds,
-            options={"maxiter": maxiter},
+            options={"maxiter": max_iter},
         )
         x = np.clip(res.x, lo, hi)
         v = float(value(x[None, :])[0])

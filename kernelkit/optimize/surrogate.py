@@ -19,27 +19,39 @@ their gradients scale by ``s``.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
 from sklearn.exceptions import NotFittedError
 
-from kernelkit._validation import check_array, check_random_state
+from kernelkit._validation import check_array
 from kernelkit.kernels import Kernel, Matern
-from kernelkit.models import GaussianProcessRegressor
 
-__all__ = ["Posterior", "posterior", "default_kernel", "fit_map"]
+__all__ = ["Posterior", "posterior", "default_kernel"]
 
 
-class Posterior(NamedTuple):
-    """Posterior moments at ``m`` points (gradients ``None`` unless requested)."""
+@dataclass(frozen=True)
+class Posterior:
+    """Posterior moments of ``f`` at ``m`` points, as :func:`posterior` returns them.
 
-    mean: np.ndarray  # (m,)
-    std: np.ndarray  # (m,)
-    mean_grad: np.ndarray | None = None  # (m, d)
-    std_grad: np.ndarray | None = None  # (m, d)
+    Attributes
+    ----------
+    mean : ndarray of shape (m,)
+        Posterior mean ``mu(x)``.
+    std : ndarray of shape (m,)
+        Posterior standard deviation ``sigma(x)`` of the latent ``f`` (no noise).
+    mean_grad : ndarray of shape (m, d) or None
+        ``dmu/dx``; ``None`` unless the gradients were asked for.
+    std_grad : ndarray of shape (m, d) or None
+        ``dsigma/dx``; ``None`` unless the gradients were asked for.
+    """
+
+    mean: np.ndarray
+    std: np.ndarray
+    mean_grad: np.ndarray | None = None
+    std_grad: np.ndarray | None = None
 
 
 def default_kernel(n_dims: int, nu: float = 2.5) -> Kernel:
@@ -100,8 +112,9 @@ def posterior(
     Returns
     -------
     Posterior
-        ``(mean, std, mean_grad, std_grad)``; ``std`` is that of the latent ``f``
-        (without observation noise), as in :meth:`GaussianProcessRegressor.predict`.
+        ``mean``, ``std`` (of the latent ``f``, without observation noise, as
+        :meth:`GaussianProcessRegressor.predict` gives it), and ``mean_grad`` /
+        ``std_grad`` with ``return_gradient``.
     """
     _check_fitted(gp, "posterior")
     kernel: Kernel = gp.kernel_
@@ -130,78 +143,3 @@ def posterior(
             mean_grad = mean_grad * scale
             std_grad = std_grad * scale
     return Posterior(mean, std, mean_grad, std_grad)
-
-
-def _lengthscale_mask(names: list[str]) -> np.ndarray:
-    return np.array(["lengthscale" in name for name in names], dtype=bool)
-
-
-def fit_map(
-    kernel: Kernel,
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    noise: float,
-    noise_bounds: Any,
-    normalize_y: bool = True,
-    lengthscale_prior: tuple[float, float] | None = (3.0, 6.0),
-    n_restarts: int = 2,
-    random_state: Any = None,
-) -> GaussianProcessRegressor:
-    """GP hyperparameters by maximum a posteriori, starting from ``kernel`` and ``noise``.
-
-    Maximises ``log p(y | X, theta) + sum_k log p(l_k)`` over ``theta = [kernel.theta,
-    log noise]`` (no noise with ``noise_bounds="fixed"``) by L-BFGS-B within the kernel's
-    and the noise bounds, through
-    :meth:`GaussianProcessRegressor.log_marginal_likelihood`, from the given
-    values and ``n_restarts`` log-uniform random starts. With ``lengthscale_prior =
-    (a, b)`` every lengthscale gets a Gamma(a, b) prior (shape, rate; the default
-    Gamma(3, 6), mean 0.5 and mode 1/3 of the unit cube, is BoTorch's classic choice); in
-    ``theta = log l`` its log density is ``a theta - b exp(theta)`` up to a constant.
-    With few points in several dimensions maximum likelihood often sends a lengthscale to
-    its upper bound, declaring a dimension irrelevant, and the search then never looks
-    along it; the prior makes that cost evidence. ``None`` gives maximum likelihood.
-
-    Returns a regressor fitted at the optimum (``optimizer=None``, so the values are used
-    exactly).
-    """
-    rng = check_random_state(random_state)
-    base = GaussianProcessRegressor(
-        kernel, noise=noise, noise_bounds=noise_bounds, normalize_y=normalize_y, optimizer=None
-    ).fit(X, y)
-    theta0 = base.theta_
-    n_k = base.kernel_.n_dims
-    fit_noise = theta0.shape[0] > n_k  # noise_bounds is not "fixed"
-    bounds = base.kernel_.bounds
-    if fit_noise:
-        bounds = np.vstack([bounds, np.log(np.asarray(noise_bounds, dtype=float))])
-    mask = np.zeros(theta0.shape[0], dtype=bool)
-    if lengthscale_prior is not None:
-        mask[:n_k] = _lengthscale_mask(base.kernel_.theta_names)
-        a, b = (float(v) for v in lengthscale_prior)
-
-    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        lml, grad = base.log_marginal_likelihood(theta, eval_gradient=True)
-        if not np.isfinite(lml):
-            return np.inf, np.zeros_like(theta)
-        if mask.any():
-            t = theta[mask]
-            lml += float(np.sum(a * t - b * np.exp(t)))
-            grad = grad.copy()
-            grad[mask] += a - b * np.exp(t)
-        return -lml, -grad
-
-    starts = [np.clip(theta0, bounds[:, 0], bounds[:, 1])]
-    starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(n_restarts)]
-    best_theta, best_value = theta0, np.inf
-    for start in starts:
-        res = scipy.optimize.minimize(objective, start, jac=True, method="L-BFGS-B", bounds=bounds)
-        if np.isfinite(res.fun) and res.fun < best_value:
-            best_theta, best_value = res.x, float(res.fun)
-    return GaussianProcessRegressor(
-        base.kernel_.with_theta(best_theta[:n_k]),
-        noise=float(np.exp(best_theta[n_k])) if fit_noise else noise,
-        noise_bounds=noise_bounds,
-        normalize_y=normalize_y,
-        optimizer=None,
-    ).fit(X, y)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernelkit.kernels import RBF, Intersection
+from kernelkit.kernels import RBF, Intersection, Matern
 from kernelkit.models import GaussianProcessRegressor, KernelRidge, KernelSVC
 
 rng = np.random.default_rng(0)
@@ -96,11 +96,25 @@ def test_vector_kernel_given_a_list_of_sets(est, y) -> None:
 
 @pytest.mark.parametrize(
     "est",
-    [KernelRidge(kernel="rbf"), KernelSVC(kernel=RBF), GaussianProcessRegressor(kernel=3)],
+    [KernelRidge(kernel="nope"), KernelSVC(kernel=RBF), GaussianProcessRegressor(kernel=3)],
 )
 def test_bad_kernel_argument(est) -> None:
     with pytest.raises((TypeError, ValueError), match="kernel must be a"):
         est.fit(X, Y_CLS)
+
+
+@pytest.mark.parametrize("cls", [KernelRidge, KernelSVC])
+def test_precomputed_is_named_among_the_accepted_kernels(cls) -> None:
+    with pytest.raises(ValueError, match=r"'rbf'.*got 'nope' \(or 'precomputed'"):
+        cls(kernel="nope").fit(X, Y_CLS)
+
+
+def test_a_kernel_name_is_the_kernel_with_unit_hyperparameters() -> None:
+    # names go through kernelkit.kernels.resolve_kernel, as everywhere in kernelkit
+    by_name = KernelRidge(kernel="matern32", alpha=0.1).fit(X, Y_REG)
+    by_object = KernelRidge(kernel=Matern(nu=1.5), alpha=0.1).fit(X, Y_REG)
+    np.testing.assert_array_equal(by_name.predict(X), by_object.predict(X))
+    assert by_name.kernel == "matern32"  # the argument is stored unchanged
 
 
 def test_set_kernel_given_a_non_collection() -> None:

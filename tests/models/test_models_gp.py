@@ -117,7 +117,7 @@ GRAD_KERNELS = [
     RBF(lengthscale=[0.7, 1.4, 2.0], variance=1.5),
     Matern(lengthscale=[0.9, 1.1, 0.6], variance=0.8, nu=2.5),
     RBF(lengthscale=0.8) + Linear(variance=0.3),
-    RBF(lengthscale=1.2) * RationalQuadratic(lengthscale=2.0, alpha=1.5),
+    RBF(lengthscale=1.2) * RationalQuadratic(lengthscale=2.0, shape=1.5),
 ]
 
 

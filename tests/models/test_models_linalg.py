@@ -10,10 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelkit.kernels import RBF
-from kernelkit.models import NumericalWarning, cholesky_jitter
+from kernelkit.models import JitteredCholesky, NumericalWarning, cholesky_jitter, jittered_cholesky
 from kernelkit.models._linalg import cholesky_or_none
 
 ADVICE = "noise.*alpha.*duplicate inputs.*rescale.*positive semi-definite"
+
+
+def _factor_and_jitter(K: np.ndarray) -> tuple[np.ndarray, float]:
+    chol = jittered_cholesky(K)
+    assert isinstance(chol, JitteredCholesky)
+    np.testing.assert_array_equal(chol.factor, cholesky_jitter(K, warn=False))  # the same factor
+    return chol.factor, chol.jitter
 
 
 def test_positive_definite_needs_no_jitter() -> None:
@@ -22,7 +29,7 @@ def test_positive_definite_needs_no_jitter() -> None:
     K = A @ A.T + 6 * np.eye(6)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no NumericalWarning
-        L, jitter = cholesky_jitter(K, return_jitter=True)
+        L, jitter = _factor_and_jitter(K)
     assert jitter == 0.0
     np.testing.assert_allclose(L, np.tril(L))
     np.testing.assert_allclose(L @ L.T, K, rtol=1e-12, atol=1e-12)
@@ -35,7 +42,7 @@ def test_singular_psd_from_duplicate_points_gets_jitter_and_a_warning() -> None:
     with pytest.raises(np.linalg.LinAlgError):
         np.linalg.cholesky(K)  # the plain factorisation really fails
     with pytest.warns(NumericalWarning, match=r"added jitter [0-9.e-]+ .*mean diagonal"):
-        L, jitter = cholesky_jitter(K, return_jitter=True)
+        L, jitter = _factor_and_jitter(K)
     assert 1e-10 <= jitter <= 1e-4  # between the first and the last jitter tried
     np.testing.assert_allclose(L @ L.T, K + jitter * np.eye(5), atol=1e-12)
 
@@ -50,7 +57,7 @@ def test_jitter_warning_names_the_matrix_and_can_be_silenced() -> None:
 
 
 def test_jitter_scale_sets_the_first_jitter() -> None:
-    _, jitter = cholesky_jitter(np.ones((3, 3)), warn=False, jitter_scale=5.0, return_jitter=True)
+    jitter = jittered_cholesky(np.ones((3, 3)), warn=False, jitter_scale=5.0).jitter
     assert jitter == pytest.approx(5e-10)
 
 
@@ -104,7 +111,7 @@ def test_low_rank_psd_always_factorises(n, rank, scale, seed) -> None:
     K = scale * (A @ A.T)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumericalWarning)
-        L, jitter = cholesky_jitter(K, return_jitter=True)
+        L, jitter = _factor_and_jitter(K)
     mean_diag = np.mean(np.diag(K))
     assert jitter <= 1e-4 * mean_diag
     np.testing.assert_allclose(L @ L.T, K + jitter * np.eye(n), atol=1e-9 * mean_diag * n)
@@ -169,3 +176,16 @@ def test_cholesky_jitter_rejects_an_asymmetric_matrix(name) -> None:
 def test_cholesky_jitter_accepts_round_off_asymmetry() -> None:
     K = np.array([[2.0, 1.0], [1.0 + 1e-15, 2.0]])
     np.testing.assert_allclose(cholesky_jitter(K) @ cholesky_jitter(K).T, K, atol=1e-12)
+
+
+def test_jittered_cholesky_is_a_frozen_result() -> None:
+    import dataclasses
+
+    chol = jittered_cholesky(np.array([[4.0, 2.0], [2.0, 3.0]]))
+    assert chol.jitter == 0.0
+    np.testing.assert_array_equal(chol.factor, cholesky_jitter(np.array([[4.0, 2.0], [2.0, 3.0]])))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        chol.jitter = 1.0  # type: ignore[misc]
+    # the factor alone from cholesky_jitter: no flag-dependent tuple any more
+    with pytest.raises(TypeError, match="return_jitter"):
+        cholesky_jitter(np.eye(2), return_jitter=True)  # type: ignore[call-arg]

@@ -16,6 +16,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from kernelkit.features import RandomFourierFeatures
 from kernelkit.kernels import RBF, Laplace, Linear, Matern
 from kernelkit.models import (
     GaussianProcessRegressor,
@@ -40,8 +41,13 @@ ESTIMATORS = [
     RandomFeatureRidge(random_state=0),
     RandomFeatureGP(random_state=0),
     # 120 features: the primal for the larger data sets (200 rows), the dual for the small
-    RandomFeatureRidge(kernel=RBF(lengthscale=5.0), n_components=60, alpha=1e-3, random_state=0),
-    RandomFeatureGP(kernel=Laplace(lengthscale=5.0), n_components=60, random_state=0),
+    RandomFeatureRidge(kernel=RBF(lengthscale=5.0), n_components=120, alpha=1e-3, random_state=0),
+    RandomFeatureGP(kernel=Laplace(lengthscale=5.0), n_components=120, random_state=0),
+    # a given feature map (n_components unused)
+    RandomFeatureRidge(RandomFourierFeatures(120, features="cos_bias", random_state=0)),
+    RandomFeatureGP(
+        RandomFourierFeatures(120, kernel=Matern(5.0, nu=1.5), features="cos_bias", random_state=0)
+    ),
 ]
 
 _INDEFINITE = (

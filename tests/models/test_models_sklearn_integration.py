@@ -200,11 +200,11 @@ def test_random_feature_gp_posterior_equals_the_brute_force_formulas(n, p, solve
 
 
 def test_many_features_on_few_samples_solve_the_small_system() -> None:
-    # 5000 frequencies (10000 features) on 20 samples: a 20 x 20 system, not 10000 x 10000
+    # 10000 features (5000 frequencies) on 20 samples: a 20 x 20 system, not 10000 x 10000
     Xs, ys = X[:20], Y[:20]
     for est in [
-        RandomFeatureRidge(n_components=5000, random_state=0),
-        RandomFeatureGP(n_components=5000, random_state=0),
+        RandomFeatureRidge(n_components=10000, random_state=0),
+        RandomFeatureGP(n_components=10000, random_state=0),
     ]:
         est.fit(Xs, ys)
         assert est.solver_ == "dual" and est.L_.shape == (20, 20)
@@ -212,7 +212,7 @@ def test_many_features_on_few_samples_solve_the_small_system() -> None:
 
 
 def test_random_feature_gp_samples_have_the_predictive_moments() -> None:
-    gp = RandomFeatureGP(n_components=50, noise=0.1, random_state=0).fit(X, Y)
+    gp = RandomFeatureGP(n_components=100, noise=0.1, random_state=0).fit(X, Y)
     Xt = X[:4] + 0.3
     draws = gp.sample_y(Xt, n_samples=20000, random_state=1)
     assert draws.shape == (4, 20000)
@@ -259,11 +259,11 @@ def test_a_request_far_beyond_the_machine_is_refused_up_front(cls, monkeypatch) 
     from kernelkit import _memory
 
     monkeypatch.setattr(_memory, "memory_limit", lambda: 2**30)  # a 1 GiB machine
-    # 10**9 frequencies on 20 x 3 data: 2e9 features per sample, 320 GB of features
+    # 10**9 features on 20 x 3 data: 160 GB of features
     expected = (
-        rf"{cls.__name__}\(n_components=1000000000\) on 20 x 3 data \(2000000000 features, "
-        r"a 20 x 20 linear system\) would need about 3\d\d GiB"
+        rf"{cls.__name__}\(n_components=1000000000\) on 20 x 3 data \(1000000000 features, "
+        r"a 20 x 20 linear system\) would need about 1\d\d GiB"
     )
     with pytest.raises(ValueError, match=expected):
         cls(n_components=10**9).fit(X[:20], Y[:20])
-    cls(n_components=5000).fit(X[:20], Y[:20])  # 10000 features, a 20 x 20 system: fine
+    cls(n_components=10000).fit(X[:20], Y[:20])  # 10000 features, a 20 x 20 system: fine

@@ -98,27 +98,37 @@ def test_ridge_multi_output():
     np.testing.assert_allclose(pred[:, 0], -pred[:, 1])
 
 
-def test_kernel_objects_build_matching_features():
-    cases = [
-        (RBF(lengthscale=2.0, variance=3.0), "rbf"),
-        (Matern(lengthscale=1.5, nu=2.5), "matern"),
-        (Matern(lengthscale=1.5, nu=np.inf), "rbf"),
-        (Laplace(lengthscale=0.7), "laplace"),
-    ]
-    for kernel, name in cases:
-        rf = RandomFeatureGP(kernel=kernel, n_components=7, random_state=0).fit(X, Y)
-        fm = rf.feature_map_
-        assert isinstance(fm, RandomFourierFeatures)
-        assert fm.kernel == name
-        assert fm.lengthscale_ == kernel.lengthscale
-        assert fm.variance_ == kernel.variance
-        assert rf.n_features_out_ == 14
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        RBF(lengthscale=2.0, variance=3.0),
+        Matern(lengthscale=1.5, nu=2.5),
+        Matern(lengthscale=1.5, nu=np.inf),
+        Laplace(lengthscale=0.7),
+        RBF(lengthscale=[1.0, 2.0, 3.0]),  # ARD
+    ],
+    ids=repr,
+)
+def test_the_kernel_object_goes_to_the_feature_map_unchanged(kernel):
+    rf = RandomFeatureGP(kernel=kernel, n_components=14, random_state=0).fit(X, Y)
+    fm = rf.feature_map_
+    assert isinstance(fm, RandomFourierFeatures)
+    assert fm.kernel is kernel and fm.n_components == 14  # no unpacking of nu / lengthscale
+    assert rf.n_features_out_ == 14  # n_components is the output width, odd ones too
+    assert RandomFeatureRidge(kernel=kernel, n_components=7).fit(X, Y).n_features_out_ == 7
+    # and the features estimate that kernel: Phi Phi^T -> K as the width grows
+    wide = RandomFeatureGP(kernel=kernel, n_components=20000, random_state=0).fit(X, Y)
+    Phi = wide.feature_map_.transform(X)
+    K = kernel(X)
+    assert np.mean(np.abs(Phi @ Phi.T - K)) < 0.03 * kernel.variance
+
+
+def test_angular_kernels_get_angular_features_of_the_asked_width():
     rf = RandomFeatureGP(kernel=Angular(), n_components=9, coupling="orthogonal").fit(X, Y)
     assert isinstance(rf.feature_map_, AngularFeatures)
     assert rf.n_features_out_ == 9
-    # ARD lengthscales are passed on
-    ard = RandomFeatureGP(kernel=RBF(lengthscale=[1.0, 2.0, 3.0]), n_components=5).fit(X, Y)
-    np.testing.assert_array_equal(ard.feature_map_.lengthscale_, [1.0, 2.0, 3.0])
+    by_name = RandomFeatureRidge(kernel="angular", n_components=9, random_state=0).fit(X, Y)
+    assert isinstance(by_name.feature_map_, AngularFeatures)
 
 
 def test_estimator_conventions_and_reproducibility():
@@ -145,7 +155,7 @@ def _kl(m, seed, exact, coupling="iid"):
 def test_kl_nonnegative_and_decreasing_in_features():
     exact = _exact(RBF(lengthscale=1.5))
     means = []
-    for m in (5, 20, 80, 320):
+    for m in (10, 40, 160, 640):
         kls = np.array([_kl(m, seed, exact) for seed in range(6)])
         assert np.all(kls >= 0)
         means.append(kls.mean())
@@ -171,7 +181,7 @@ def test_gaussian_kl_closed_forms():
 
 def test_kl_directions_and_marginal():
     exact = _exact(RBF(lengthscale=1.5))
-    rf = RandomFeatureGP(kernel=exact.kernel_, n_components=15, noise=NOISE, random_state=1)
+    rf = RandomFeatureGP(kernel=exact.kernel_, n_components=30, noise=NOISE, random_state=1)
     rf.fit(X, Y)
     fwd = rf.kl_to(exact, XT)
     rev = rf.kl_to(exact, XT, direction="exact_approx")
@@ -197,14 +207,14 @@ def test_bad_n_components(cls):
 
 @pytest.mark.parametrize("cls", [RandomFeatureGP, RandomFeatureRidge])
 def test_predict_before_fit_and_feature_mismatch(cls):
-    est = cls(n_components=5, random_state=0)
+    est = cls(n_components=10, random_state=0)
     with pytest.raises(NotFittedError):
         est.predict(XT)
     est.fit(X, Y)
     with pytest.raises(ValueError, match=f"X has 2 features, but {cls.__name__} is expecting 3"):
         est.predict(XT[:, :2])
     with pytest.raises(ValueError, match=r"inconsistent numbers of samples: \[30, 29\]"):
-        cls(n_components=5).fit(X, Y[:-1])
+        cls(n_components=10).fit(X, Y[:-1])
 
 
 def test_bad_parameters():
@@ -214,22 +224,24 @@ def test_bad_parameters():
         RandomFeatureRidge(alpha=-1.0).fit(X, Y)
     with pytest.raises(ValueError, match="coupling must be one of"):
         RandomFeatureGP(coupling="random").fit(X, Y)
-    with pytest.raises(ValueError, match="kernel must be one of"):
+    with pytest.raises(ValueError, match=r"kernel must be a Kernel object or one of 'rbf'"):
         RandomFeatureGP(kernel="poly").fit(X, Y)
-    with pytest.raises(TypeError, match="composite kernels"):
+    with pytest.raises(ValueError, match=r"one of 'rbf'.*got 'linear'"):  # a name, no features
+        RandomFeatureGP(kernel="linear").fit(X, Y)
+    with pytest.raises(TypeError, match="kernel must be a RBF, Matern, Angular kernel object"):
         RandomFeatureGP(kernel=RBF() + RBF()).fit(X, Y)
     with pytest.raises(TypeError, match="feature_map must be None, callable"):
         RandomFeatureGP(feature_map=3).fit(X, Y)
     with pytest.raises(TypeError, match="normalize_y must be a bool"):
         RandomFeatureGP(normalize_y="yes").fit(X, Y)
     with pytest.raises(ValueError, match="return_std and return_cov"):
-        RandomFeatureGP(n_components=3).fit(X, Y).predict(XT, return_std=True, return_cov=True)
+        RandomFeatureGP(n_components=6).fit(X, Y).predict(XT, return_std=True, return_cov=True)
     with pytest.raises(ValueError, match=r"feature_map\(X\) has 29 rows"):
         RandomFeatureGP(lambda Z: Z[:-1]).fit(X, Y)
 
 
 def test_kl_to_errors():
-    rf = RandomFeatureGP(n_components=5, noise=NOISE, random_state=0)
+    rf = RandomFeatureGP(n_components=10, noise=NOISE, random_state=0)
     exact = _exact(RBF())
     with pytest.raises(NotFittedError):
         rf.kl_to(exact, XT)

@@ -1,7 +1,7 @@
 """The ``kernelkit bayesopt`` subcommand.
 
-``test_bayesopt_through_kernelkit_main`` needs ``_add_bayesopt`` wired into
-``kernelkit.cli.COMMANDS``; the other tests build a parser around it directly.
+``test_bayesopt_through_kernelkit_main`` goes through ``kernelkit.cli.main``, which finds
+:func:`kernelkit.optimize.cli.register`; the other tests build a parser around it directly.
 """
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ import sys
 
 import pytest
 
-from kernelkit.cli import main
+from kernelkit.cli import UsageError, main
 from kernelkit.optimize import acquisition_names, function_names
-from kernelkit.optimize.cli import ACQUISITIONS, _add_bayesopt
+from kernelkit.optimize.cli import ACQUISITIONS, register
 
 
 def _parse(argv):
     parser = argparse.ArgumentParser(prog="kernelkit")
-    _add_bayesopt(parser.add_subparsers(dest="command"))
+    register(parser.add_subparsers(dest="command"))
     return parser.parse_args(argv)
 
 
@@ -29,7 +29,7 @@ def test_bayesopt_1d_writes_convergence_and_step_figures(tmp_path, capsys):
             "bayesopt",
             "--function",
             "forrester",
-            "--iterations",
+            "--n-calls",
             "7",
             "--initial",
             "4",
@@ -56,7 +56,7 @@ def test_bayesopt_2d_no_refit(tmp_path, capsys):
             "bayesopt",
             "--function",
             "branin",
-            "--iterations",
+            "--n-calls",
             "6",
             "--no-refit",
             "--acquisition",
@@ -78,27 +78,36 @@ def test_bayesopt_2d_no_refit(tmp_path, capsys):
     [
         (["--function", "nope"], "unknown test function 'nope'"),
         (["--acquisition", "nope"], "unknown acquisition 'nope'"),
-        (["--iterations", "-2"], "--iterations must be >= 1"),
-        (["--iterations", "0"], r"--iterations must be >= 1 \(evaluations in total"),
+        (["--n-calls", "-2"], "--n-calls must be >= 1"),
+        (["--n-calls", "0"], r"--n-calls must be >= 1 \(evaluations in total"),
         (["--initial", "0"], "--initial must be >= 1"),
     ],
 )
 def test_bayesopt_bad_arguments(argv, match, tmp_path):
     args = _parse(["bayesopt", "--out", str(tmp_path), *argv])
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(UsageError, match=match):
         args.handler(args)
+    assert not any(tmp_path.iterdir())  # refused before anything ran
 
 
-def test_fewer_iterations_than_the_initial_design_says_what_ran(tmp_path, capsys):
+def test_the_old_iterations_flag_is_gone(capsys):
+    # the glossary: objective evaluations of Bayesian optimisation are n_calls (--n-calls)
+    with pytest.raises(SystemExit):
+        _parse(["bayesopt", "--iterations", "7"])
+    assert "unrecognized arguments: --iterations" in capsys.readouterr().err
+    assert _parse(["bayesopt", "--n-calls", "7"]).n_calls == 7
+
+
+def test_fewer_calls_than_the_initial_design_says_what_ran(tmp_path, capsys):
     # it printed "3 evaluations (5 initial)": 3 evaluations ran, all from the design
-    args = _parse(["bayesopt", "--function", "branin", "--iterations", "3", "--out", str(tmp_path)])
+    args = _parse(["bayesopt", "--function", "branin", "--n-calls", "3", "--out", str(tmp_path)])
     assert args.handler(args) == 0
     out = capsys.readouterr().out.splitlines()
     assert (
         out[0] == "branin: 3 evaluations (3 initial design, 0 model-guided), acquisition ei, seed 0"
     )
     assert out[1].startswith("note: the initial design has 5 points, so no evaluation was guided")
-    assert "--iterations > 5" in out[1]
+    assert "--n-calls > 5" in out[1]
 
 
 def test_printed_counts_are_those_of_run(tmp_path, capsys):
@@ -108,7 +117,7 @@ def test_printed_counts_are_those_of_run(tmp_path, capsys):
     res = BayesianOptimizer(f, f.bounds, n_initial=4, random_state=2).run(7)
     n_model = res.source.count("acquisition") + res.source.count("greedy")
     assert (res.source.count("initial"), n_model) == (4, 3)
-    argv = ["--function", "forrester", "--iterations", "7", "--initial", "4", "--seed", "2"]
+    argv = ["--function", "forrester", "--n-calls", "7", "--initial", "4", "--seed", "2"]
     args = _parse(["bayesopt", *argv, "--out", str(tmp_path)])
     assert args.handler(args) == 0
     out = capsys.readouterr().out.splitlines()
@@ -117,12 +126,12 @@ def test_printed_counts_are_those_of_run(tmp_path, capsys):
     assert f"best f = {res.y_best:.10g}" in out[2]
 
 
-def test_iterations_zero_is_refused_by_the_command(tmp_path, capsys):
+def test_n_calls_zero_is_refused_by_the_command(tmp_path, capsys):
     # it exited 0 and printed x = [nan, nan]
-    code = main(["bayesopt", "--iterations", "0", "--out", str(tmp_path)])
+    code = main(["bayesopt", "--n-calls", "0", "--out", str(tmp_path)])
     out, err = capsys.readouterr()
-    assert code == 1 and out == ""
-    assert err.startswith("kernelkit: error: --iterations must be >= 1") and err.count("\n") == 1
+    assert code == 2 and out == ""  # a usage error, exit status 2 as argparse's own
+    assert err.startswith("kernelkit: error: --n-calls must be >= 1") and err.count("\n") == 1
     assert not any(tmp_path.iterdir())
 
 
@@ -138,8 +147,8 @@ def test_help_lists_every_function_and_acquisition(capsys):
 def test_building_the_parser_is_cheap():
     # the subcommand is added for every `kernelkit` call: no SciPy / scikit-learn import
     code = (
-        "import sys, argparse; from kernelkit.optimize.cli import _add_bayesopt; "
-        "_add_bayesopt(argparse.ArgumentParser().add_subparsers()); "
+        "import sys, argparse; from kernelkit.optimize.cli import register; "
+        "register(argparse.ArgumentParser().add_subparsers()); "
         "print('sklearn' in sys.modules, 'scipy' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -152,7 +161,7 @@ def test_bayesopt_through_kernelkit_main(tmp_path, capsys):
             "bayesopt",
             "--function",
             "forrester",
-            "--iterations",
+            "--n-calls",
             "6",
             "--initial",
             "5",
@@ -165,4 +174,4 @@ def test_bayesopt_through_kernelkit_main(tmp_path, capsys):
     assert "forrester: 6 evaluations" in out
     code = main(["bayesopt", "--function", "nope", "--out", str(tmp_path)])
     err = capsys.readouterr().err
-    assert code == 1 and err.startswith("kernelkit: error: unknown test function 'nope'")
+    assert code == 2 and err.startswith("kernelkit: error: unknown test function 'nope'")

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelkit.kernels import RBF, Matern
-from kernelkit.optimize import BayesianOptimizer, ExponentialDecay, get_function
+from kernelkit.optimize import BayesianOptimizer, ExponentialDecaySchedule, get_function
 from kernelkit.plotting import save_figure
 
 FORRESTER = get_function("forrester")
@@ -20,7 +20,7 @@ FORRESTER = get_function("forrester")
 @pytest.mark.parametrize("seed", range(5))
 def test_forrester_global_optimum_within_1e_3_in_20_evaluations(seed):
     res = BayesianOptimizer(FORRESTER, FORRESTER.bounds, random_state=seed).run(20)
-    assert res.n_evaluations == 20
+    assert res.n_calls == 20
     assert res.y_best - FORRESTER.minimum < 1e-3
     assert abs(res.x_best[0] - FORRESTER.minimizers[0, 0]) < 1e-2
     assert res.y_best == pytest.approx(FORRESTER(res.x_best))
@@ -41,7 +41,9 @@ def test_same_seed_same_trajectory_and_other_seed_differs():
 
 def test_ask_tell_gives_the_same_trajectory_as_run():
     f = get_function("six-hump-camel")
-    kw = dict(n_initial=4, xi=ExponentialDecay(0.5, 0.0, 5), exploit_every=3, random_state=7)
+    kw = dict(
+        n_initial=4, xi=ExponentialDecaySchedule(0.5, 0.0, 5), exploit_every=3, random_state=7
+    )
     ran = BayesianOptimizer(f, f.bounds, **kw).run(10)
     opt = BayesianOptimizer(None, f.bounds, **kw)
     for _ in range(10):
@@ -55,7 +57,7 @@ def test_ask_tell_gives_the_same_trajectory_as_run():
     assert ran.source[:4] == ["initial"] * 4 and "greedy" in ran.source
     # run() can continue after ask/tell and vice versa
     opt.objective = f
-    assert opt.run(2).n_evaluations == 12
+    assert opt.run(2).n_calls == 12
 
 
 def test_telling_a_rounded_point_records_it_and_moves_on():
@@ -162,7 +164,7 @@ def test_failed_evaluations_are_recorded_and_the_run_continues():
         return FORRESTER(x)
 
     res = BayesianOptimizer(flaky, [(0.0, 1.0)], n_initial=3, random_state=0).run(10)
-    assert res.n_evaluations == 10 and res.n_failed == 2
+    assert res.n_calls == 10 and res.n_failed == 2
     assert res.errors[1] == "RuntimeError: simulator crashed"
     assert "nan" in res.errors[3]
     assert math.isnan(res.y[1]) and math.isnan(res.y[3])
@@ -295,11 +297,12 @@ def test_bounds_default_to_the_test_function_box():
         BayesianOptimizer(lambda x: 0.0)
 
 
-def test_negative_n_iter():
+def test_negative_n_calls():
     opt = BayesianOptimizer(FORRESTER, FORRESTER.bounds)
-    with pytest.raises(ValueError, match="n_iter must be >= 0"):
+    with pytest.raises(ValueError, match="n_calls must be >= 0"):
         opt.run(-1)
-    assert opt.run(0).n_evaluations == 0
+    assert opt.run(0).n_calls == 0
+    assert opt.run(n_calls=2).n_calls == 2  # the keyword is n_calls (skopt's name)
 
 
 @pytest.mark.parametrize(
@@ -372,3 +375,47 @@ def test_step_figure_needs_one_dimension():
     with pytest.raises(ValueError, match=r"plot\(step\) draws 1-D problems.*plot_convergence"):
         res.plot()
     res.plot_convergence()  # any dimension
+
+
+# ---------------------------------------------------------------------- result objects
+def test_step_surrogate_returns_a_public_frozen_acquisition_step():
+    import dataclasses
+
+    from kernelkit.models import GaussianProcessRegressor
+    from kernelkit.optimize import AcquisitionStep, OptimizationResult
+    from kernelkit.optimize.acquisition import Acquisition
+
+    opt = BayesianOptimizer(FORRESTER, n_initial=3, exploit_every=2, random_state=0)
+    res = opt.run(6)
+    assert isinstance(res, OptimizationResult)
+    for i in opt.acquisition_steps:
+        gp, step = opt.step_surrogate(i)
+        assert isinstance(gp, GaussianProcessRegressor) and isinstance(step, AcquisitionStep)
+        assert step.n_data == i and step.X.shape == (i, 1) and step.g.shape == (i,)
+        np.testing.assert_array_equal(step.g, -res.y[:i])  # g = -f when minimising
+        assert isinstance(step.acquisition, Acquisition) and step.x_next.shape == (1,)
+        np.testing.assert_allclose(opt._from_unit(step.x_next), res.X[i])
+        assert step.greedy == (res.source[i] == "greedy")
+        assert gp.noise_ == step.noise and gp.kernel_.theta.tolist() == step.kernel.theta.tolist()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        step.best = 0.0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.y_best = 0.0  # type: ignore[misc]
+
+
+def test_posterior_is_a_frozen_dataclass():
+    import dataclasses
+
+    from kernelkit.optimize import Posterior, posterior
+
+    opt = BayesianOptimizer(FORRESTER, n_initial=3, random_state=0)
+    opt.run(4)
+    X = np.linspace(0, 1, 5)[:, None]
+    p = posterior(opt.gp_, X)
+    assert isinstance(p, Posterior) and dataclasses.is_dataclass(p)
+    assert p.mean.shape == p.std.shape == (5,) and p.mean_grad is None and p.std_grad is None
+    g = posterior(opt.gp_, X, return_gradient=True)
+    assert g.mean_grad.shape == g.std_grad.shape == (5, 1)
+    np.testing.assert_array_equal(g.mean, p.mean)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.mean = X  # type: ignore[misc]

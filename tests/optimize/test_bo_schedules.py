@@ -7,20 +7,20 @@ import pytest
 
 from kernelkit.optimize import (
     CallableSchedule,
-    Constant,
-    ExponentialDecay,
+    ConstantSchedule,
+    ExponentialDecaySchedule,
     Schedule,
     as_schedule,
 )
 
 
 def test_constant():
-    s = Constant(0.05)
+    s = ConstantSchedule(0.05)
     assert [s(t) for t in (0, 1, 100)] == [0.05, 0.05, 0.05]
 
 
 def test_exponential_decay_endpoints_and_monotone():
-    s = ExponentialDecay(start=1.0, end=0.01, n_steps=11)
+    s = ExponentialDecaySchedule(start=1.0, end=0.01, n_steps=11)
     values = np.array([s(t) for t in range(15)])
     assert values[0] == pytest.approx(1.0)
     assert values[10] == pytest.approx(0.01)
@@ -33,7 +33,7 @@ def test_exponential_decay_endpoints_and_monotone():
 
 
 def test_exponential_decay_to_zero():
-    s = ExponentialDecay(start=0.5, end=0.0, n_steps=5)
+    s = ExponentialDecaySchedule(start=0.5, end=0.0, n_steps=5)
     values = [s(t) for t in range(7)]
     assert values[0] == 0.5
     # geometric towards start * 1e-3 (reached at step n_steps - 1) ...
@@ -42,15 +42,15 @@ def test_exponential_decay_to_zero():
 
 
 def test_one_step_decay_is_the_end_value():
-    assert ExponentialDecay(1.0, 0.1, n_steps=1)(0) == 0.1
+    assert ExponentialDecaySchedule(1.0, 0.1, n_steps=1)(0) == 0.1
 
 
 def test_callable_schedule_and_as_schedule():
     s = as_schedule(lambda t: 1.0 / (1 + t))
     assert isinstance(s, CallableSchedule)
     assert [s(t) for t in range(3)] == [1.0, 0.5, pytest.approx(1 / 3)]
-    assert isinstance(as_schedule(0.2), Constant)
-    d = ExponentialDecay()
+    assert isinstance(as_schedule(0.2), ConstantSchedule)
+    d = ExponentialDecaySchedule()
     assert as_schedule(d) is d
     assert isinstance(d, Schedule)
 
@@ -74,12 +74,12 @@ def test_callable_returning_bad_values():
 )
 def test_decay_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        ExponentialDecay(**kwargs)
+        ExponentialDecaySchedule(**kwargs)
 
 
 def test_bad_step_and_bad_xi():
     with pytest.raises(ValueError, match="step must be an integer >= 0"):
-        Constant(0.1)(-1)
+        ConstantSchedule(0.1)(-1)
     with pytest.raises(TypeError, match="xi must be a number >= 0, a Schedule or a callable"):
         as_schedule("0.1")
     with pytest.raises(ValueError, match="xi must be finite and >= 0"):

@@ -112,7 +112,7 @@ def test_bad_bounds(bounds, match):
         ({"n_candidates": 0}, ValueError, "n_candidates must be >= 1, got 0"),
         ({"n_candidates": 2.0}, TypeError, "n_candidates must be an integer"),
         ({"n_starts": -1}, ValueError, "n_starts must be >= 0, got -1"),
-        ({"maxiter": 0}, ValueError, "maxiter must be >= 1, got 0"),
+        ({"max_iter": 0}, ValueError, "max_iter must be >= 1, got 0"),
         ({"extra": [[0.5, 0.5, 0.5]]}, ValueError, "extra has 3 .*2"),
         ({"extra": [["a", "b"]]}, TypeError, "extra must be"),
     ],

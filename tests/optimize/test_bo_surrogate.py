@@ -1,14 +1,16 @@
-"""Hyperparameter fitting of the BO surrogate: MLE agrees with the regressor, MAP prior."""
+"""The BO surrogate is a GaussianProcessRegressor fitted by its own optimiser: maximum
+likelihood by default, MAP with ``lengthscale_prior`` (a Prior attached to the kernel)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from kernelkit.kernels import Matern
+from kernelkit.kernels import RBF, GammaPrior, Linear, Matern
 from kernelkit.models import GaussianProcessRegressor
 from kernelkit.optimize import BayesianOptimizer, default_kernel, get_function
-from kernelkit.optimize.surrogate import fit_map
+
+BRANIN = get_function("branin")
 
 
 def _data(seed=0, n=12):
@@ -18,45 +20,76 @@ def _data(seed=0, n=12):
     return X, y
 
 
-@pytest.mark.filterwarnings("ignore::kernelkit.models.NoiseAtBoundWarning")
-@pytest.mark.filterwarnings("ignore:the fitted lengthscale:sklearn.exceptions.ConvergenceWarning")
-# noise-free data: the noise at its floor, the nearly irrelevant input's lengthscale at its bound
-def test_maximum_likelihood_matches_the_regressor():
-    X, y = _data()
-    kw = dict(noise=1e-4, noise_bounds=(1e-8, 1.0), normalize_y=True)
-    ours = fit_map(
-        default_kernel(2), X, y, lengthscale_prior=None, n_restarts=3, random_state=0, **kw
-    )
-    ref = GaussianProcessRegressor(default_kernel(2), n_restarts=3, random_state=0, **kw)
-    ref.fit(X, y)
-    assert ours.log_marginal_likelihood_value_ >= ref.log_marginal_likelihood_value_ - 1e-6
-    assert ours.log_marginal_likelihood() == pytest.approx(ours.log_marginal_likelihood_value_)
-
-
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_gamma_prior_pulls_lengthscales_in():
+    # what lengthscale_prior is for: maximum likelihood declares the second input
+    # irrelevant (a lengthscale far beyond the box), the Gamma(3, 6) prior keeps it in
     X, y = _data()
-    kw = dict(noise=1e-4, noise_bounds=(1e-8, 1.0), n_restarts=2, random_state=0)
-    mle = fit_map(default_kernel(2), X, y, lengthscale_prior=None, **kw)
-    gamma = fit_map(default_kernel(2), X, y, lengthscale_prior=(3.0, 6.0), **kw)
-    assert mle.kernel_.lengthscale[1] > 2.0  # MLE calls the second input irrelevant
+    kw = dict(noise=1e-4, noise_bounds=(1e-8, 1.0), normalize_y=True, n_restarts=2)
+    mle = GaussianProcessRegressor(default_kernel(2), random_state=0, **kw).fit(X, y)
+    kernel = default_kernel(2).set_params(lengthscale_prior=GammaPrior(3.0, 6.0))
+    gamma = GaussianProcessRegressor(kernel, random_state=0, **kw).fit(X, y)
+    assert mle.kernel_.lengthscale[1] > 2.0
     assert gamma.kernel_.lengthscale[1] < mle.kernel_.lengthscale[1] / 2
     # MAP trades likelihood for prior mass
     assert gamma.log_marginal_likelihood_value_ <= mle.log_marginal_likelihood_value_
+    assert (
+        gamma.log_marginal_likelihood_value_ + gamma.log_prior_value_
+        >= mle.log_marginal_likelihood_value_ + gamma.kernel_.log_prior(mle.kernel_.theta)[0]
+    )
+
+
+def _surrogate_args(opt: BayesianOptimizer) -> dict:
+    return {k: getattr(opt.gp_, k) for k in ("noise_bounds", "normalize_y", "n_restarts")}
+
+
+def test_the_surrogate_is_fitted_by_the_regressor_itself():
+    opt = BayesianOptimizer(BRANIN, n_initial=5, n_restarts=1, random_state=0)
+    opt.run(7)
+    gp = opt.gp_
+    assert isinstance(gp, GaussianProcessRegressor)
+    assert gp.optimizer == "lbfgs" and gp.optimizer_result_ is not None
+    assert _surrogate_args(opt) == {
+        "noise_bounds": opt.noise_bounds,
+        "normalize_y": True,
+        "n_restarts": 1,
+    }
+    assert gp.log_prior_value_ == 0.0  # maximum likelihood by default
+    assert isinstance(gp.random_state, int)  # seeded from the optimiser's random_state
+
+
+def test_lengthscale_prior_is_attached_to_the_kernel():
+    prior = GammaPrior(3.0, 6.0)
+    opt = BayesianOptimizer(BRANIN, n_initial=5, lengthscale_prior=prior, random_state=0)
+    res = opt.run(8)
+    assert res.n_calls == 8 and np.isfinite(res.y_best)
+    assert opt.gp_.kernel_.lengthscale_prior == prior
+    assert opt.gp_.log_prior_value_ == opt.gp_.kernel_.log_prior()[0] != 0.0
+    assert opt.lengthscale_prior is prior
+
+
+def test_lengthscale_prior_reaches_every_lengthscale_of_a_composite_kernel():
+    kernel = RBF(lengthscale=[0.5, 0.5]) * Matern(lengthscale=0.3, variance_bounds="fixed")
+    prior = GammaPrior(2.0, 4.0)
+    opt = BayesianOptimizer(BRANIN, kernel=kernel, lengthscale_prior=prior, random_state=0)
+    opt.run(6)
+    fitted = opt.gp_.kernel_.get_params(deep=True)
+    assert fitted["k1__lengthscale_prior"] == prior and fitted["k2__lengthscale_prior"] == prior
+    assert kernel.k1.lengthscale_prior is None  # the user's kernel is left alone
+
+
+def test_a_prior_needs_a_lengthscale():
+    with pytest.raises(ValueError, match="lengthscale_prior needs a kernel with a lengthscale"):
+        BayesianOptimizer(BRANIN, kernel=Linear(), lengthscale_prior=GammaPrior(3.0, 6.0))
 
 
 def test_fixed_noise_is_kept():
-    X, y = _data()
-    gp = fit_map(Matern(lengthscale=0.5), X, y, noise=1e-3, noise_bounds="fixed", random_state=0)
-    assert gp.noise_ == 1e-3
+    opt = BayesianOptimizer(BRANIN, noise=1e-3, noise_bounds="fixed", random_state=0)
+    opt.run(7)
+    assert opt.gp_.noise_ == 1e-3
 
 
-def test_optimizer_with_a_lengthscale_prior_runs():
-    f = get_function("branin")
-    res = BayesianOptimizer(f, n_initial=5, lengthscale_prior=(3.0, 6.0), random_state=0).run(8)
-    assert res.n_evaluations == 8 and np.isfinite(res.y_best)
-
-
-@pytest.mark.parametrize("prior", [(0.0, 1.0), (3.0, -1.0), "gamma", (1.0,)])
+@pytest.mark.parametrize("prior", [(3.0, 6.0), "gamma", 1.0])
 def test_bad_lengthscale_prior(prior):
-    with pytest.raises(ValueError, match="lengthscale_prior"):
-        BayesianOptimizer(get_function("branin"), lengthscale_prior=prior)
+    with pytest.raises(TypeError, match="lengthscale_prior must be None or a kernelkit"):
+        BayesianOptimizer(BRANIN, lengthscale_prior=prior)
