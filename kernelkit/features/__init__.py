@@ -8,12 +8,14 @@ projections, the fast Walsh–Hadamard transform (Rowland (2018) Part II).
 * :class:`RandomMap` — the base class of the random maps below (the extension point);
 * :class:`RandomFourierFeatures` (IID / ORF / SORF), :class:`AngularFeatures`;
 * :class:`RandomProjection`, :func:`jl_min_dim` — Johnson–Lindenstrauss embeddings;
-* :mod:`~kernelkit.features.theory` — closed-form MSEs of these estimators (Ch. 6–7).
+* :mod:`~kernelkit.features.theory` — closed-form MSEs of these estimators (Ch. 6–7);
+* :class:`FisherVectorEncoder` — Fisher vectors of descriptor sets (assignment eqs. 1.13–1.14).
 """
 
 from kernelkit.features import matrices, theory
 from kernelkit.features.angular import AngularFeatures
 from kernelkit.features.base import RandomMap
+from kernelkit.features.fisher import EmptyDescriptorSetWarning, FisherVectorEncoder
 from kernelkit.features.fourier import RandomFourierFeatures
 from kernelkit.features.fwht import fwht, next_power_of_two, pad_to_power_of_two
 from kernelkit.features.matrices import (
@@ -32,6 +34,8 @@ __all__ = [
     "FJLT",
     "PROJECTION_COUPLINGS",
     "AngularFeatures",
+    "EmptyDescriptorSetWarning",
+    "FisherVectorEncoder",
     "HadamardRademacher",
     "RandomFourierFeatures",
     "RandomMap",
