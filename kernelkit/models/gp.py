@@ -150,6 +150,8 @@ def _log_posterior(
     fit_noise: bool,
     threads: LapackThreads | None = None,
     profile: bool = False,
+    *,
+    priors: bool,
 ) -> tuple[float, np.ndarray]:
     """The objective of the hyperparameter fit: :func:`_lml` plus the kernel's log prior.
 
@@ -158,9 +160,11 @@ def _log_posterior(
     is the log marginal likelihood itself (maximum likelihood); with them, its maximum is
     the maximum a posteriori estimate. ``kernel.log_prior`` is that of the current
     ``kernel.theta`` (GPyTorch's convention: densities of the log-hyperparameters).
+    ``priors`` is ``kernel.has_priors``, decided once per search by the caller rather than
+    at every evaluation.
     """
     lml, grad = _lml(kernel, X, y, noise, fit_noise, True, threads, profile)
-    if not (kernel.has_priors and np.isfinite(lml)):
+    if not (priors and np.isfinite(lml)):
         return lml, grad
     log_prior, prior_grad = kernel.log_prior()
     if not np.isfinite(log_prior):
@@ -515,11 +519,12 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         unit = self._profiled_kernel(kernel)
         with LapackThreads(size=y.shape[0]) as threads:
             work = kernel.clone()  # theta is set in place on this copy at each evaluation
+            priors = work.has_priors
 
             def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
                 k_theta, noise = self._split(theta, work, fixed_noise)
                 work.theta = k_theta
-                value, grad = _log_posterior(work, X, y, noise, fit_noise, threads)
+                value, grad = _log_posterior(work, X, y, noise, fit_noise, threads, priors=priors)
                 return -value, -grad
 
             if unit is None:
@@ -580,9 +585,13 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         p0 = np.append(theta0[keep], theta0[-1] - theta0[iv])
         p0 = np.clip(p0, pbounds[:, 0], pbounds[:, 1])
 
+        priors = unit.has_priors
+
         def objective(tp: np.ndarray) -> tuple[float, np.ndarray]:
             unit.theta = tp[:-1]
-            value, grad = _log_posterior(unit, X, y, math.exp(tp[-1]), True, threads, profile=True)
+            value, grad = _log_posterior(
+                unit, X, y, math.exp(tp[-1]), True, threads, profile=True, priors=priors
+            )
             return -value, -grad
 
         starts = [p0] + [rng.uniform(pbounds[:, 0], pbounds[:, 1]) for _ in range(self.n_restarts)]
