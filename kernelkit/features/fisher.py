@@ -10,17 +10,14 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.decomposition import PCA
-from sklearn.exceptions import NotFittedError
-from sklearn.frozen import FrozenEstimator
 from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._validation import check_array, check_bool, check_int
+from kernelkit._descriptor_sets import stack_sets
+from kernelkit._validation import check_bool, check_int
+from kernelkit.kernels.fisher import DiagonalGaussianMixture, fisher_vectors
 
 __all__ = ["EmptyDescriptorSetWarning", "FisherVectorEncoder"]
-
-#: Elements of the padded ``(sets, T_max, max(K, f))`` work arrays of one group of sets.
-_CHUNK_ELEMENTS = 2**22
 
 
 class EmptyDescriptorSetWarning(UserWarning):
@@ -71,6 +68,12 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         ``D``, the width of the descriptors seen in :meth:`fit`.
     vector_length_ : int
         The output width: ``2 K f``, or ``K + 2 K f`` with ``include_weights=True``.
+
+    See Also
+    --------
+    kernelkit.kernels.FisherKernel : the Fisher kernel of any generative model; with
+        :class:`kernelkit.kernels.DiagonalGaussianMixture` its Gram matrix is ``V V^T`` for
+        the vectors ``V`` of this encoder without PCA and normalisations.
 
     Notes
     -----
@@ -162,7 +165,7 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         check_bool(self.power_normalize, "power_normalize")
         check_bool(self.l2_normalize, "l2_normalize")
         include_weights = check_bool(self.include_weights, "include_weights")
-        Z, lengths, width = _stack_descriptors(X)
+        Z, lengths, width = stack_sets(X)
         n_descriptors = Z.shape[0]
         if n_descriptors == 0:
             raise ValueError(
@@ -194,7 +197,12 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
                 n_components=k, covariance_type="diag", random_state=self.random_state
             ).fit(Z)
         else:
-            gmm = _check_gmm(self.gmm, f)
+            gmm = DiagonalGaussianMixture(self.gmm).gmm  # checks the mixture
+            if gmm.means_.shape[1] != f:
+                raise ValueError(
+                    f"gmm has dimension {gmm.means_.shape[1]}, but the descriptors (after "
+                    f"PCA) have width {f}"
+                )
         self.gmm_ = gmm
         self.pca_ = pca
         self.n_descriptor_features_ = width
@@ -213,31 +221,16 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
             zero vector (and one :class:`EmptyDescriptorSetWarning` for all of them).
         """
         check_is_fitted(self, "gmm_")
-        Z, lengths, _ = _stack_descriptors(X, self.n_descriptor_features_)
+        Z, lengths, _ = stack_sets(X, self.n_descriptor_features_)
         if self.pca_ is not None and Z.shape[0]:
             Z = self.pca_.transform(Z)
-        gmm = self.gmm_
-        weights = np.asarray(gmm.weights_, dtype=np.float64)
-        means = np.asarray(gmm.means_, dtype=np.float64)
-        sigmas = np.sqrt(np.asarray(gmm.covariances_, dtype=np.float64))
-        n_sets, (k, f) = len(lengths), means.shape
-        if Z.shape[0]:
-            gamma = gmm.predict_proba(Z)  # one posterior computation for every set
-            s0, s_mu, s_sigma = _posterior_sums(Z, gamma, lengths, means, sigmas)
-        else:
-            s0, s_mu, s_sigma = np.zeros((n_sets, k)), *np.zeros((2, n_sets, k, f))
-        T = lengths.astype(np.float64)
-        empty = lengths == 0
-        scale = 1.0 / np.sqrt(np.where(empty, 1.0, T)[:, None] * weights)  # 1/sqrt(T pi_i)
-        blocks = [
-            (s_mu * scale[:, :, None]).reshape(n_sets, k * f),  # eq. 1.13
-            (s_sigma * (scale / np.sqrt(2.0))[:, :, None]).reshape(n_sets, k * f),  # eq. 1.14
-        ]
-        if check_bool(self.include_weights, "include_weights"):
-            # Sánchez et al. (2013) eq. 16: (1/sqrt(T pi_i)) sum_t (gamma_t(i) - pi_i)
-            blocks.insert(0, (s0 - T[:, None] * weights) * scale)
-        V = np.hstack(blocks)
-        V[empty] = 0.0
+        include_weights = check_bool(self.include_weights, "include_weights")
+        model = DiagonalGaussianMixture(self.gmm_, include_weights=include_weights)
+        # eqs. 1.13-1.14: (T F)^{-1/2} g(X) with the diagonal Fisher information
+        V = fisher_vectors(
+            model.score_stacked(Z, lengths), model.fisher_information(), lengths, name="gmm_"
+        )
+        n_sets, empty = len(lengths), lengths == 0
         if check_bool(self.power_normalize, "power_normalize"):
             V = np.sign(V) * np.sqrt(np.abs(V))
         if check_bool(self.l2_normalize, "l2_normalize"):
@@ -262,132 +255,3 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         for block in ("mu", "sigma"):
             names += [f"fv_{block}{i}_{j}" for i in range(k) for j in range(f)]
         return np.asarray(names, dtype=object)
-
-
-# ---------------------------------------------------------------------- helpers
-def _stack_descriptors(X: Any, width: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
-    """All descriptors of ``X`` stacked in set order (float64), the set sizes and ``D``.
-
-    ``width`` is the required ``D`` (from ``fit``); otherwise the first non-empty set's.
-    An empty set may be given as ``(0, D)``, ``(0, 0)`` or ``(0,)``.
-    """
-    if X is None or isinstance(X, (str, bytes, dict)):
-        raise TypeError(f"X must be a sequence of descriptor arrays, got {type(X).__name__}")
-    if isinstance(X, np.ndarray) and X.dtype != object and X.ndim != 3:
-        raise ValueError(
-            f"X must be a sequence of 2-D descriptor arrays (one per set), got one "
-            f"{X.ndim}-D array of shape {X.shape}; wrap a single set as [X]"
-        )
-    try:
-        sets = list(X)
-    except TypeError:
-        raise TypeError(
-            f"X must be a sequence of descriptor arrays, got {type(X).__name__}"
-        ) from None
-    if not sets:
-        raise ValueError("X is empty; at least one descriptor set is required")
-    arrays: list[np.ndarray | None] = []
-    seen = "the descriptors seen in fit"
-    for i, item in enumerate(sets):
-        name = f"X[{i}]"
-        if isinstance(item, (str, bytes)) or item is None:
-            raise TypeError(f"{name} must be an array of numbers, got {type(item).__name__}")
-        if np.ndim(item) in (1, 2) and np.size(item) == 0 and np.shape(item)[0] == 0:
-            shape = np.shape(item)
-            if len(shape) == 2 and shape[1] not in (0, width or shape[1]):
-                raise ValueError(
-                    f"{name} is an empty set of width {shape[1]}, but the descriptors "
-                    f"have width {width}"
-                )
-            arrays.append(None)  # an empty set
-            continue
-        arr = check_array(item, name)
-        if width is None:
-            width, seen = arr.shape[1], name
-        elif arr.shape[1] != width:
-            raise ValueError(
-                f"{name} has descriptors of width {arr.shape[1]}, but {seen} has width "
-                f"{width}; all descriptor arrays must have the same width"
-            )
-        arrays.append(arr)
-    lengths = np.array([0 if a is None else a.shape[0] for a in arrays], dtype=np.intp)
-    full = [a for a in arrays if a is not None]
-    if width is None:  # every set is empty
-        return np.zeros((0, 0)), lengths, 0
-    Z = np.concatenate(full).astype(np.float64, copy=False) if full else np.zeros((0, width))
-    return Z, lengths, width
-
-
-def _check_gmm(gmm: Any, width: int) -> GaussianMixture:
-    """The fitted diagonal ``GaussianMixture`` of dimension ``width`` in ``gmm``."""
-    inner = gmm.estimator if isinstance(gmm, FrozenEstimator) else gmm
-    if not isinstance(inner, GaussianMixture):
-        raise TypeError(
-            "gmm must be a fitted sklearn.mixture.GaussianMixture (or a FrozenEstimator "
-            f"of one), got {type(inner).__name__}"
-        )
-    if inner.covariance_type != "diag":
-        raise ValueError(f"gmm must have covariance_type='diag', got {inner.covariance_type!r}")
-    try:
-        check_is_fitted(inner, ("means_", "covariances_", "weights_"))
-    except NotFittedError:
-        raise ValueError("gmm is not fitted; fit it first, or pass gmm=None") from None
-    if inner.means_.shape[1] != width:
-        raise ValueError(
-            f"gmm has dimension {inner.means_.shape[1]}, but the descriptors (after PCA) "
-            f"have width {width}"
-        )
-    return inner
-
-
-def _posterior_sums(
-    Z: np.ndarray,
-    gamma: np.ndarray,
-    lengths: np.ndarray,
-    means: np.ndarray,
-    sigmas: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-set sums ``sum_t gamma_t(i)``, ``sum_t gamma_t(i) u_ti`` and
-    ``sum_t gamma_t(i) (u_ti**2 - 1)`` with ``u_ti = (x_t - mu_i) / sigma_i``.
-
-    The rows of ``Z`` are the sets' descriptors in order. The sets, sorted by size, go
-    in groups padded to the group's largest set (at most ``_CHUNK_ELEMENTS`` elements a
-    work array); one batched matrix product per group gives the moments
-    ``sum_t gamma_t x_t`` and ``sum_t gamma_t x_t**2`` of all its sets, from which the
-    centred sums follow. The data are centred first, which keeps the expansion
-    ``(x - mu)**2 = x**2 - 2 mu x + mu**2`` free of cancellation from a common offset.
-    """
-    n_sets = len(lengths)
-    k, f = means.shape
-    center = Z.mean(axis=0)
-    Z = Z - center
-    means = means - center
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    order = np.argsort(lengths, kind="stable")
-    order = order[lengths[order] > 0]
-    sorted_lengths = lengths[order]
-    s0 = np.zeros((n_sets, k))
-    s1 = np.zeros((n_sets, k, f))
-    s2 = np.zeros((n_sets, k, f))
-    budget = max(1, _CHUNK_ELEMENTS // max(k, f))
-    start = 0
-    while start < len(order):
-        # the largest group whose padded size (sets x longest set) fits the budget
-        cost = np.arange(1, len(order) - start + 1) * sorted_lengths[start:]
-        stop = start + max(1, int(np.searchsorted(cost, budget, side="right")))
-        group = order[start:stop]
-        steps = np.arange(sorted_lengths[stop - 1])
-        present = steps < lengths[group][:, None]  # (sets, T_max)
-        rows = np.where(present, offsets[group][:, None] + steps, 0)
-        G = gamma[rows] * present[:, :, None]  # (sets, T_max, K), padding weighs 0
-        X = Z[rows]  # (sets, T_max, f)
-        Gt = G.transpose(0, 2, 1)
-        s0[group] = G.sum(axis=1)
-        s1[group] = Gt @ X
-        s2[group] = Gt @ (X * X)
-        start = stop
-    var = sigmas**2
-    s0_ = s0[:, :, None]
-    s_mu = (s1 - means * s0_) / sigmas
-    s_sigma = (s2 - 2.0 * means * s1 + means**2 * s0_) / var - s0_
-    return s0, s_mu, s_sigma

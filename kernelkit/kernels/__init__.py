@@ -16,6 +16,7 @@ the example there).
 """
 
 from kernelkit.kernels.base import Constant, Hyperparameter, Kernel, compose, exp, poly
+from kernelkit.kernels.fisher import DiagonalGaussianMixture, FisherKernel, FisherModel
 from kernelkit.kernels.heuristics import median_heuristic
 from kernelkit.kernels.names import KERNEL_NAMES, resolve_kernel
 from kernelkit.kernels.parameters import parameter
@@ -29,6 +30,9 @@ __all__ = [
     "RBF",
     "Angular",
     "Constant",
+    "DiagonalGaussianMixture",
+    "FisherKernel",
+    "FisherModel",
     "GammaPrior",
     "Hyperparameter",
     "Intersection",

@@ -12,8 +12,8 @@ from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 from sklearn.mixture import GaussianMixture
 
-from kernelkit.features import fisher
 from kernelkit.features.fisher import EmptyDescriptorSetWarning, FisherVectorEncoder
+from kernelkit.kernels import fisher
 
 RAW = {"power_normalize": False, "l2_normalize": False}
 

@@ -11,11 +11,14 @@ import numpy as np
 import pytest
 from kernel_cases import example_kernels
 from sklearn.base import clone as sk_clone
+from sklearn.mixture import GaussianMixture
 
 import kernelkit.kernels as kk
 from kernelkit.kernels import (
     RBF,
     Constant,
+    DiagonalGaussianMixture,
+    FisherKernel,
     GammaPrior,
     Kernel,
     Laplace,
@@ -54,6 +57,9 @@ INSTANCES = {
     Kernel: None,
     Stationary: Stationary(),
     Precomputed: Precomputed(np.eye(3)),
+    FisherKernel: FisherKernel(
+        DiagonalGaussianMixture(GaussianMixture(2, covariance_type="diag", random_state=0).fit(X))
+    ),
     Sum: Sum(RBF(), White()),
     Product: Product(RBF(), Constant()),
     Scaled: Scaled(RBF(), 2.0),

@@ -1,0 +1,428 @@
+"""The Fisher kernel ``k(x, x') = g(x)^T F^{-1} g(x')`` of a generative model, and the
+diagonal Gaussian mixture of descriptor sets behind Fisher vectors (assignment eqs.
+1.5–1.7 and 1.11–1.14; Jaakkola & Haussler 1999; Perronnin & Dance 2007)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import linalg
+from sklearn.exceptions import NotFittedError
+from sklearn.frozen import FrozenEstimator
+from sklearn.mixture import GaussianMixture
+from sklearn.utils.validation import check_is_fitted
+
+from kernelkit._descriptor_sets import segment_sums, stack_sets
+from kernelkit._validation import check_array, check_bool
+from kernelkit.kernels.base import Kernel
+from kernelkit.kernels.parameters import parameter
+
+__all__ = ["DiagonalGaussianMixture", "FisherKernel", "FisherModel", "fisher_vectors"]
+
+#: Elements of the padded ``(sets, T_max, max(K, f))`` work arrays of one group of sets.
+_CHUNK_ELEMENTS = 2**22
+
+
+class FisherModel:
+    """Base class of the generative models a :class:`FisherKernel` works with.
+
+    A model says what one sample is (a vector, a set of descriptors, a sequence, ...)
+    and provides
+
+    * ``score(X)``: the Fisher scores ``g(x) = grad_theta log p(x | theta)`` of the
+      samples in ``X``, an array of shape ``(len(X), n_parameters)``;
+    * ``fisher_information()``: ``F = E[g(x) g(x)^T]`` for one unit of data, either its
+      diagonal (shape ``(n_parameters,)``) or the full ``(n_parameters, n_parameters)``
+      matrix (symmetric positive definite);
+    * ``sample_size(X)`` (optional; 1 for every sample here): the number of i.i.d. units
+      each sample is made of. A set of ``T`` i.i.d. descriptors carries ``T`` times the
+      information of one descriptor, so its Fisher vector is
+      ``(T F)^{-1/2} g(x)``, as in eqs. 1.13–1.14.
+
+    Any object with these methods works; subclassing this class is optional.
+    """
+
+    def score(self, X: Any) -> np.ndarray:
+        """Fisher scores of the samples of ``X``, shape ``(len(X), n_parameters)``."""
+        raise NotImplementedError
+
+    def fisher_information(self) -> np.ndarray:
+        """The Fisher information of one unit of data: its diagonal or the full matrix."""
+        raise NotImplementedError
+
+    def sample_size(self, X: Any) -> np.ndarray:
+        """The number of i.i.d. units in each sample of ``X`` (here 1 each)."""
+        return np.ones(len(X))
+
+
+def fisher_vectors(
+    scores: Any, information: Any, sample_size: Any = None, *, name: str = "model"
+) -> np.ndarray:
+    """Fisher vectors ``(n F)^{-1/2} g`` of samples with scores ``g`` (one per row).
+
+    ``G(x) = L^{-1} g(x) / sqrt(n_x)`` with ``F = L L^T`` (the Cholesky factor; for a
+    diagonal ``F``, ``L = diag(sqrt(F))``), so ``G(x)^T G(x') = g(x)^T F^{-1} g(x')`` for
+    samples of one unit each (the assignment's ``G_theta = F^{-1/2} g_theta``, Sec. 1.1).
+    A sample of size 0 gets a zero vector.
+
+    Parameters
+    ----------
+    scores : array of shape (n_samples, n_parameters)
+        The Fisher scores ``g``.
+    information : array of shape (n_parameters,) or (n_parameters, n_parameters)
+        The Fisher information of one unit: positive diagonal, or symmetric positive
+        definite matrix.
+    sample_size : array of shape (n_samples,), optional
+        Units per sample (non-negative); 1 each when omitted.
+    name : str, default="model"
+        Named in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_parameters)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels.fisher import fisher_vectors
+    >>> fisher_vectors(np.array([[2.0, 3.0]]), np.array([4.0, 9.0]))
+    array([[1., 1.]])
+    """
+    g = check_array(scores, f"{name}.score(X)", dtype=np.float64)
+    F = np.asarray(information, dtype=np.float64) if np.ndim(information) in (1, 2) else None
+    if F is None:
+        raise ValueError(
+            f"{name}.fisher_information() must be 1-D (a diagonal) or 2-D, got "
+            f"{np.ndim(information)}-D"
+        )
+    F = check_array(F, f"{name}.fisher_information()", ndim=F.ndim, dtype=np.float64)
+    p = g.shape[1]
+    if F.ndim == 1:
+        if F.shape[0] != p:
+            raise ValueError(
+                f"{name}.fisher_information() has {F.shape[0]} entries but the scores have "
+                f"{p} parameters"
+            )
+        if not np.all(F > 0.0):
+            raise ValueError(f"{name}.fisher_information() must be positive on the diagonal")
+        G = g / np.sqrt(F)
+    else:
+        if F.shape != (p, p):
+            raise ValueError(
+                f"{name}.fisher_information() has shape {F.shape}, expected ({p}, {p}) for "
+                f"scores with {p} parameters"
+            )
+        scale = max(1.0, float(np.abs(F).max()))
+        if not np.allclose(F, F.T, rtol=1e-10, atol=1e-12 * scale):
+            raise ValueError(f"{name}.fisher_information() must be symmetric")
+        try:
+            L = linalg.cholesky(F, lower=True)
+        except linalg.LinAlgError:
+            raise ValueError(
+                f"{name}.fisher_information() is not positive definite, so F^-1 does not "
+                "exist; remove redundant parameters (e.g. one mixture weight)"
+            ) from None
+        G = linalg.solve_triangular(L, g.T, lower=True).T
+    if sample_size is None:
+        return G
+    n = check_array(sample_size, f"{name}.sample_size(X)", ndim=1, allow_empty=True)
+    if n.shape != (g.shape[0],) or np.any(n < 0):
+        raise ValueError(
+            f"{name}.sample_size(X) must give one non-negative size per sample "
+            f"({g.shape[0]}), got shape {n.shape}"
+        )
+    return G / np.sqrt(np.where(n > 0, n, 1.0))[:, None] * (n > 0)[:, None]
+
+
+class FisherKernel(Kernel):
+    """Fisher kernel ``k(x, x') = g(x)^T F^{-1} g(x')`` of a generative model.
+
+    ``g(x) = grad_theta log p(x | theta)`` is the Fisher score and ``F`` the Fisher
+    information (assignment eqs. 1.5–1.7). The kernel is the inner product of the Fisher
+    vectors ``G(x) = F^{-1/2} g(x)`` (:meth:`fisher_vectors`); for samples made of several
+    i.i.d. units (``model.sample_size``), ``G(x) = (n_x F)^{-1/2} g(x)``, the
+    normalisation of eqs. 1.13–1.14, which makes the kernel comparable across sets of
+    different sizes.
+
+    Parameters
+    ----------
+    model : FisherModel or object with ``score`` and ``fisher_information``
+        The generative model (see :class:`FisherModel`); what a sample is — a vector, a
+        set of descriptors — is the model's choice, and the kernel takes a list of
+        samples. :class:`DiagonalGaussianMixture` is the ready-made model of descriptor
+        sets.
+
+    See Also
+    --------
+    kernelkit.features.FisherVectorEncoder : the same vectors, with PCA and the power and
+        L2 normalisations, as a scikit-learn transformer.
+
+    Notes
+    -----
+    The kernel is invariant under an invertible linear change of parameters
+    ``theta' = A theta``: then ``g' = A^{-T} g`` and ``F' = A^{-T} F A^{-1}``.
+
+    T. Jaakkola, D. Haussler, "Exploiting generative models in discriminative
+    classifiers", NIPS 1999.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.mixture import GaussianMixture
+    >>> from kernelkit.kernels import DiagonalGaussianMixture, FisherKernel
+    >>> rng = np.random.default_rng(0)
+    >>> sets = [rng.normal(size=(n, 2)) for n in (20, 35, 50)]
+    >>> gmm = GaussianMixture(3, covariance_type="diag", random_state=0)
+    >>> gmm = gmm.fit(np.vstack(sets))
+    >>> k = FisherKernel(DiagonalGaussianMixture(gmm))
+    >>> K = k(sets)
+    >>> K.shape, bool(np.allclose(K, K.T)), bool(np.allclose(np.diag(K), k.diag(sets)))
+    ((3, 3), True, True)
+    """
+
+    requires_vector_input = False
+
+    model: Any = parameter()
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        for method in ("score", "fisher_information"):
+            if not callable(getattr(self.model, method, None)):
+                raise TypeError(
+                    f"model must have a {method}() method (see kernelkit.kernels.FisherModel), "
+                    f"got {type(self.model).__name__}"
+                )
+
+    def fisher_vectors(self, X: Any) -> np.ndarray:
+        """``G(x) = (n_x F)^{-1/2} g(x)`` for each sample of ``X``, one per row."""
+        X = self._check_input(X, "X")
+        return self._vectors(X)
+
+    def _vectors(self, X: Any) -> np.ndarray:
+        model = self.model
+        scores = np.asarray(model.score(X), dtype=np.float64)
+        if scores.ndim != 2 or scores.shape[0] != len(X):
+            raise ValueError(
+                f"model.score(X) must return one row per sample ({len(X)}), got an array of "
+                f"shape {scores.shape}"
+            )
+        size = getattr(model, "sample_size", None)
+        n = None if size is None else size(X)
+        return fisher_vectors(scores, model.fisher_information(), n)
+
+    def _gram(self, X: Any, Y: Any) -> np.ndarray:
+        GX = self._vectors(X)
+        GY = GX if Y is X else self._vectors(Y)
+        return GX @ GY.T
+
+    def _diag(self, X: Any) -> np.ndarray:
+        G = self._vectors(X)
+        return np.einsum("ij,ij->i", G, G)
+
+
+class DiagonalGaussianMixture(FisherModel):
+    """A fitted diagonal Gaussian mixture as a generative model of descriptor sets.
+
+    A sample is a set ``X = {x_1, ..., x_T}`` of descriptors (an ``(T, f)`` array), drawn
+    i.i.d. from the mixture ``sum_i pi_i N(mu_i, diag(sigma_i^2))``, so
+    ``log p(X) = sum_t log p(x_t)`` (assignment eq. 1.10). The parameters ``theta`` are
+    the means and standard deviations (the assignment's choice, Sec. 1.1) and, with
+    ``include_weights=True``, first the soft-max weights ``alpha`` with
+    ``pi_i = exp(alpha_i) / sum_j exp(alpha_j)`` (Sánchez et al. 2013).
+
+    Parameters
+    ----------
+    gmm : GaussianMixture or FrozenEstimator
+        A fitted ``sklearn.mixture.GaussianMixture(covariance_type="diag")``.
+    include_weights : bool, default=False
+        Include the ``K`` weight parameters ``alpha``.
+
+    Attributes
+    ----------
+    n_components : int
+        ``K``.
+    n_features : int
+        ``f``, the descriptor width.
+    n_parameters : int
+        ``2 K f``, plus ``K`` with the weights.
+
+    Notes
+    -----
+    With posteriors ``gamma_t(i)``, the scores of a set are (coordinate-wise)
+
+    .. math::
+
+        g_{\\alpha_i} = \\sum_t (\\gamma_t(i) - \\pi_i), \\quad
+        g_{\\mu_i} = \\sum_t \\gamma_t(i) \\frac{x_t - \\mu_i}{\\sigma_i^2}, \\quad
+        g_{\\sigma_i} = \\sum_t \\gamma_t(i) \\Big[\\frac{(x_t - \\mu_i)^2}{\\sigma_i^3}
+            - \\frac{1}{\\sigma_i}\\Big],
+
+    and the Fisher information of one descriptor is taken diagonal, ``F_alpha = pi_i``,
+    ``F_mu = pi_i / sigma_i^2``, ``F_sigma = 2 pi_i / sigma_i^2`` (Perronnin & Dance
+    2007, the assignment's eq. 1.12; Sánchez et al. 2013 eqs. 15–17: exact when the
+    posteriors are hard, an approximation otherwise). A set of ``T`` descriptors has
+    ``T`` times this information, and :func:`fisher_vectors` of these scores are eqs.
+    1.13–1.14 (and Sánchez et al.'s weight block).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.mixture import GaussianMixture
+    >>> from kernelkit.kernels import DiagonalGaussianMixture
+    >>> rng = np.random.default_rng(0)
+    >>> gmm = GaussianMixture(2, covariance_type="diag", random_state=0)
+    >>> model = DiagonalGaussianMixture(gmm.fit(rng.normal(size=(100, 3))))
+    >>> model.score([rng.normal(size=(10, 3)), np.zeros((0, 3))]).shape
+    (2, 12)
+    """
+
+    def __init__(self, gmm: Any, *, include_weights: bool = False) -> None:
+        inner = gmm.estimator if isinstance(gmm, FrozenEstimator) else gmm
+        if not isinstance(inner, GaussianMixture):
+            raise TypeError(
+                "gmm must be a fitted sklearn.mixture.GaussianMixture (or a FrozenEstimator "
+                f"of one), got {type(inner).__name__}"
+            )
+        if inner.covariance_type != "diag":
+            raise ValueError(f"gmm must have covariance_type='diag', got {inner.covariance_type!r}")
+        try:
+            check_is_fitted(inner, ("means_", "covariances_", "weights_"))
+        except NotFittedError:
+            raise ValueError("gmm is not fitted; fit it first") from None
+        self.gmm = inner
+        self.include_weights = check_bool(include_weights, "include_weights")
+        self.n_components, self.n_features = inner.means_.shape
+        k, f = self.n_components, self.n_features
+        self.n_parameters = 2 * k * f + (k if self.include_weights else 0)
+
+    def __repr__(self) -> str:
+        return (
+            f"DiagonalGaussianMixture(K={self.n_components}, f={self.n_features}, "
+            f"include_weights={self.include_weights})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """The same mixture parameters (by value) and the same ``include_weights``."""
+        if not isinstance(other, DiagonalGaussianMixture):
+            return NotImplemented
+        a, b = self.gmm, other.gmm
+        return self.include_weights == other.include_weights and all(
+            np.array_equal(getattr(a, n), getattr(b, n))
+            for n in ("weights_", "means_", "covariances_")
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.n_components, self.n_features, self.include_weights))
+
+    def _stack(self, X: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+        Z, lengths, _ = stack_sets(X, self.n_features, seen="the mixture")
+        return Z, lengths
+
+    def score(self, X: Sequence[Any]) -> np.ndarray:
+        """Fisher scores of the descriptor sets of ``X`` (one ``(T_i, f)`` array each),
+        shape ``(len(X), n_parameters)``, in the order weights, means, standard
+        deviations, each component-major. An empty set scores 0."""
+        return self.score_stacked(*self._stack(X))
+
+    def score_stacked(self, Z: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """:meth:`score` of sets given stacked: ``Z`` holds all descriptors in set order,
+        ``lengths`` the set sizes (used by the encoder after its PCA).
+
+        One posterior computation (``gmm.predict_proba``) for all descriptors; per-set
+        sums by batched products over groups of similar size, without a loop over sets.
+        """
+        gmm = self.gmm
+        k, f = self.n_components, self.n_features
+        n_sets = len(lengths)
+        means = np.asarray(gmm.means_, dtype=np.float64)
+        sigmas = np.sqrt(np.asarray(gmm.covariances_, dtype=np.float64))
+        weights = np.asarray(gmm.weights_, dtype=np.float64)
+        if Z.shape[0]:
+            gamma = gmm.predict_proba(Z)
+            s0, s_mu, s_sigma = _posterior_sums(Z, gamma, lengths, means, sigmas)
+        else:
+            s0, s_mu, s_sigma = np.zeros((n_sets, k)), *np.zeros((2, n_sets, k, f))
+        blocks = [
+            (s_mu / sigmas).reshape(n_sets, k * f),
+            (s_sigma / sigmas).reshape(n_sets, k * f),
+        ]
+        if self.include_weights:
+            blocks.insert(0, s0 - lengths[:, None] * weights)
+        return np.hstack(blocks)
+
+    def fisher_information(self) -> np.ndarray:
+        """The diagonal Fisher information of one descriptor (see Notes)."""
+        gmm = self.gmm
+        weights = np.asarray(gmm.weights_, dtype=np.float64)
+        precision = 1.0 / np.asarray(gmm.covariances_, dtype=np.float64)  # 1 / sigma^2
+        mu = (weights[:, None] * precision).ravel()
+        blocks = [mu, 2.0 * mu]
+        if self.include_weights:
+            blocks.insert(0, weights)
+        return np.concatenate(blocks)
+
+    def sample_size(self, X: Sequence[Any]) -> np.ndarray:
+        """The number of descriptors in each set of ``X``."""
+        return self._stack(X)[1].astype(np.float64)
+
+    def log_likelihood(self, X: Sequence[Any]) -> np.ndarray:
+        """``log p(X_i) = sum_t log p(x_t)`` for each set of ``X`` (0 for an empty set)."""
+        Z, lengths = self._stack(X)
+        if not Z.shape[0]:
+            return np.zeros(len(lengths))
+        return segment_sums(self.gmm.score_samples(Z), lengths)
+
+
+def _posterior_sums(
+    Z: np.ndarray,
+    gamma: np.ndarray,
+    lengths: np.ndarray,
+    means: np.ndarray,
+    sigmas: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per-set sums ``sum_t gamma_t(i)``, ``sum_t gamma_t(i) u_ti`` and
+    ``sum_t gamma_t(i) (u_ti**2 - 1)`` with ``u_ti = (x_t - mu_i) / sigma_i``.
+
+    The rows of ``Z`` are the sets' descriptors in order. The sets, sorted by size, go
+    in groups padded to the group's largest set (at most ``_CHUNK_ELEMENTS`` elements a
+    work array); one batched matrix product per group gives the moments
+    ``sum_t gamma_t x_t`` and ``sum_t gamma_t x_t**2`` of all its sets, from which the
+    centred sums follow. The data are centred first, which keeps the expansion
+    ``(x - mu)**2 = x**2 - 2 mu x + mu**2`` free of cancellation from a common offset.
+    """
+    n_sets = len(lengths)
+    k, f = means.shape
+    center = Z.mean(axis=0)
+    Z = Z - center
+    means = means - center
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    order = np.argsort(lengths, kind="stable")
+    order = order[lengths[order] > 0]
+    sorted_lengths = lengths[order]
+    s0 = np.zeros((n_sets, k))
+    s1 = np.zeros((n_sets, k, f))
+    s2 = np.zeros((n_sets, k, f))
+    budget = max(1, _CHUNK_ELEMENTS // max(k, f))
+    start = 0
+    while start < len(order):
+        # the largest group whose padded size (sets x longest set) fits the budget
+        cost = np.arange(1, len(order) - start + 1) * sorted_lengths[start:]
+        stop = start + max(1, int(np.searchsorted(cost, budget, side="right")))
+        group = order[start:stop]
+        steps = np.arange(sorted_lengths[stop - 1])
+        present = steps < lengths[group][:, None]  # (sets, T_max)
+        rows = np.where(present, offsets[group][:, None] + steps, 0)
+        G = gamma[rows] * present[:, :, None]  # (sets, T_max, K), padding weighs 0
+        X = Z[rows]  # (sets, T_max, f)
+        Gt = G.transpose(0, 2, 1)
+        s0[group] = G.sum(axis=1)
+        s1[group] = Gt @ X
+        s2[group] = Gt @ (X * X)
+        start = stop
+    var = sigmas**2
+    s0_ = s0[:, :, None]
+    s_mu = (s1 - means * s0_) / sigmas
+    s_sigma = (s2 - 2.0 * means * s1 + means**2 * s0_) / var - s0_
+    return s0, s_mu, s_sigma
