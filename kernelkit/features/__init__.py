@@ -9,12 +9,15 @@ projections, the fast Walsh–Hadamard transform (Rowland (2018) Part II).
 * :class:`RandomFourierFeatures` (IID / ORF / SORF), :class:`AngularFeatures`;
 * :class:`RandomProjection`, :func:`jl_min_dim` — Johnson–Lindenstrauss embeddings;
 * :mod:`~kernelkit.features.theory` — closed-form MSEs of these estimators (Ch. 6–7);
-* :class:`FisherVectorEncoder` — Fisher vectors of descriptor sets (assignment eqs. 1.13–1.14).
+* :class:`FisherVectorEncoder` — Fisher vectors of descriptor sets (assignment eqs. 1.13–1.14);
+* :class:`SIFTDescriptors`, :class:`DensePatches`, :func:`extract_descriptors` — local image
+  descriptors (OpenCV SIFT, raw patches, any callable) for the Fisher-vector encoder.
 """
 
 from kernelkit.features import matrices, theory
 from kernelkit.features.angular import AngularFeatures
 from kernelkit.features.base import RandomMap
+from kernelkit.features.descriptors import DensePatches, SIFTDescriptors, extract_descriptors
 from kernelkit.features.fisher import EmptyDescriptorSetWarning, FisherVectorEncoder
 from kernelkit.features.fourier import RandomFourierFeatures
 from kernelkit.features.fwht import fwht, next_power_of_two, pad_to_power_of_two
@@ -34,12 +37,15 @@ __all__ = [
     "FJLT",
     "PROJECTION_COUPLINGS",
     "AngularFeatures",
+    "DensePatches",
     "EmptyDescriptorSetWarning",
     "FisherVectorEncoder",
     "HadamardRademacher",
     "RandomFourierFeatures",
+    "SIFTDescriptors",
     "RandomMap",
     "RandomProjection",
+    "extract_descriptors",
     "fwht",
     "jl_failure_bound",
     "jl_min_dim",

@@ -13,9 +13,9 @@ from sklearn.decomposition import PCA
 from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._descriptor_sets import stack_sets
+from kernelkit._descriptor_sets import check_sets, stack_sets
 from kernelkit._validation import check_bool, check_int
-from kernelkit.kernels.fisher import DiagonalGaussianMixture, fisher_vectors
+from kernelkit.kernels.fisher import DiagonalGaussianMixture
 
 __all__ = ["EmptyDescriptorSetWarning", "FisherVectorEncoder"]
 
@@ -56,6 +56,9 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         ``clone`` (grid searches, pipelines), pass ``FrozenEstimator(gmm)``.
     random_state : int, RandomState instance or None, default=None
         Seeds the mixture's initialisation (and a randomised PCA solver).
+    n_jobs : int or None, default=None
+        Threads sharing the sets in :meth:`transform` (``None``: 1, ``-1``: one per CPU);
+        the result does not depend on it.
 
     Attributes
     ----------
@@ -108,9 +111,11 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
     blocks and ``ours = -sqrt(T) * skimage`` on the variance block; after power and L2
     normalisation only the sign of the variance block differs.
 
-    All descriptors of all sets go through one posterior computation; the per-set sums
-    are batched matrix products over groups of sets of similar size (padded to the
-    group's largest set, bounded in memory), with no loop over the sets.
+    The work is :meth:`kernelkit.kernels.DiagonalGaussianMixture.fisher_vectors`: runs
+    of whole sets of about a thousand descriptors each, one matrix product for all the
+    posteriors of a run and one batched product for all its per-set sums, the blocks and
+    normalisations written straight into the result (no loop over sets, no stacked copy
+    of all descriptors).
 
     References: F. Perronnin, J. Sánchez, T. Mensink, "Improving the Fisher kernel for
     large-scale image classification", ECCV 2010; J. Sánchez, F. Perronnin, T. Mensink,
@@ -143,6 +148,7 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         include_weights: bool = False,
         gmm: Any = None,
         random_state: Any = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.n_components = n_components
         self.pca_components = pca_components
@@ -151,6 +157,7 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         self.include_weights = include_weights
         self.gmm = gmm
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Sequence[Any], y: Any = None) -> FisherVectorEncoder:
@@ -221,22 +228,19 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
             zero vector (and one :class:`EmptyDescriptorSetWarning` for all of them).
         """
         check_is_fitted(self, "gmm_")
-        Z, lengths, _ = stack_sets(X, self.n_descriptor_features_)
-        if self.pca_ is not None and Z.shape[0]:
-            Z = self.pca_.transform(Z)
+        sets, lengths, _ = check_sets(X, self.n_descriptor_features_)
         include_weights = check_bool(self.include_weights, "include_weights")
         model = DiagonalGaussianMixture(self.gmm_, include_weights=include_weights)
         # eqs. 1.13-1.14: (T F)^{-1/2} g(X) with the diagonal Fisher information
-        V = fisher_vectors(
-            model.score_stacked(Z, lengths), model.fisher_information(), lengths, name="gmm_"
+        V = model.fisher_vectors(
+            sets,
+            pca=self.pca_,
+            power_normalize=check_bool(self.power_normalize, "power_normalize"),
+            l2_normalize=check_bool(self.l2_normalize, "l2_normalize"),
+            n_jobs=self.n_jobs,
         )
-        n_sets, empty = len(lengths), lengths == 0
-        if check_bool(self.power_normalize, "power_normalize"):
-            V = np.sign(V) * np.sqrt(np.abs(V))
-        if check_bool(self.l2_normalize, "l2_normalize"):
-            norms = np.linalg.norm(V, axis=1, keepdims=True)
-            V /= np.where(norms > 0.0, norms, 1.0)
-        n_empty = int(empty.sum())
+        n_sets = len(lengths)
+        n_empty = int(np.count_nonzero(lengths == 0))
         if n_empty:
             warnings.warn(
                 f"{n_empty} of the {n_sets} descriptor sets in X are empty; "

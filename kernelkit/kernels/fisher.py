@@ -4,7 +4,9 @@ diagonal Gaussian mixture of descriptor sets behind Fisher vectors (assignment e
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -14,15 +16,23 @@ from sklearn.frozen import FrozenEstimator
 from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted
 
-from kernelkit._descriptor_sets import segment_sums, stack_sets
-from kernelkit._validation import check_array, check_bool
+from kernelkit._descriptor_sets import (
+    check_finite_chunk,
+    check_sets,
+    chunk_bounds,
+    segment_sums,
+    stack_sets,
+)
+from kernelkit._threads import one_blas_thread
+from kernelkit._validation import check_array, check_bool, check_n_jobs
 from kernelkit.kernels.base import Kernel
 from kernelkit.kernels.parameters import parameter
 
 __all__ = ["DiagonalGaussianMixture", "FisherKernel", "FisherModel", "fisher_vectors"]
 
-#: Elements of the padded ``(sets, T_max, max(K, f))`` work arrays of one group of sets.
-_CHUNK_ELEMENTS = 2**22
+#: Descriptors per run of sets in :meth:`DiagonalGaussianMixture.fisher_vectors`: work
+#: arrays of about ``_CHUNK_ROWS x (2 f + 1)`` stay in cache.
+_CHUNK_ROWS = 1024
 
 
 class FisherModel:
@@ -316,41 +326,170 @@ class DiagonalGaussianMixture(FisherModel):
     def __hash__(self) -> int:
         return hash((self.n_components, self.n_features, self.include_weights))
 
-    def _stack(self, X: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-        Z, lengths, _ = stack_sets(X, self.n_features, seen="the mixture")
-        return Z, lengths
+    def _check(self, X: Sequence[Any]) -> tuple[list[np.ndarray], np.ndarray]:
+        sets, lengths, _ = check_sets(X, self.n_features, seen="the mixture")
+        return sets, lengths
 
-    def score(self, X: Sequence[Any]) -> np.ndarray:
+    def score(self, X: Sequence[Any], *, n_jobs: int | None = None) -> np.ndarray:
         """Fisher scores of the descriptor sets of ``X`` (one ``(T_i, f)`` array each),
         shape ``(len(X), n_parameters)``, in the order weights, means, standard
-        deviations, each component-major. An empty set scores 0."""
-        return self.score_stacked(*self._stack(X))
+        deviations, each component-major. An empty set scores 0. ``n_jobs`` as in
+        :meth:`fisher_vectors`."""
+        sets, lengths = self._check(X)
+        return self._encode(sets, lengths, fisher=False, n_jobs=n_jobs)
 
-    def score_stacked(self, Z: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """:meth:`score` of sets given stacked: ``Z`` holds all descriptors in set order,
-        ``lengths`` the set sizes (used by the encoder after its PCA).
+    def fisher_vectors(
+        self,
+        X: Sequence[Any],
+        *,
+        pca: Any = None,
+        power_normalize: bool = False,
+        l2_normalize: bool = False,
+        n_jobs: int | None = None,
+    ) -> np.ndarray:
+        """Fisher vectors ``(T F)^{-1/2} g(X)`` of the descriptor sets of ``X`` (eqs.
+        1.13–1.14), optionally normalised, shape ``(len(X), n_parameters)``.
 
-        One posterior computation (``gmm.predict_proba``) for all descriptors; per-set
-        sums by batched products over groups of similar size, without a loop over sets.
+        Parameters
+        ----------
+        X : sequence of arrays of shape (T_i, D)
+            The descriptor sets; ``D = f`` without ``pca``.
+        pca : sklearn.decomposition.PCA, optional
+            A fitted PCA from ``D`` to ``f`` dimensions applied to the descriptors first.
+        power_normalize, l2_normalize : bool, default=False
+            Signed square root of every entry, then division by the Euclidean norm.
+        n_jobs : int or None, default=None
+            Threads sharing the chunks of sets (``None``: 1; ``-1``: one per CPU). Each
+            thread runs its matrix products on one BLAS thread.
+
+        Returns
+        -------
+        ndarray of shape (len(X), n_parameters)
+            Zero rows for empty sets.
+        """
+        width = self.n_features if pca is None else int(pca.components_.shape[1])
+        sets, lengths, _ = check_sets(
+            X, width, seen="the PCA" if pca is not None else "the mixture"
+        )
+        return self._encode(
+            sets,
+            lengths,
+            fisher=True,
+            pca=pca,
+            power_normalize=check_bool(power_normalize, "power_normalize"),
+            l2_normalize=check_bool(l2_normalize, "l2_normalize"),
+            n_jobs=n_jobs,
+        )
+
+    def _encode(
+        self,
+        sets: list[np.ndarray],
+        lengths: np.ndarray,
+        *,
+        fisher: bool,
+        pca: Any = None,
+        power_normalize: bool = False,
+        l2_normalize: bool = False,
+        n_jobs: int | None = None,
+    ) -> np.ndarray:
+        """Scores (``fisher=False``) or Fisher vectors of the checked sets, chunk by chunk.
+
+        The sets go in runs of about ``_CHUNK_ROWS`` descriptors. For a run, one matrix
+        product gives every descriptor's log-posterior terms from ``[x - c, (x - c)^2]``
+        (``c`` the mixture's mean, which removes a common offset), and one batched product
+        of the posteriors with ``[x - c, (x - c)^2, 1]``, padded to the run's largest set,
+        gives each set's sums ``sum_t gamma_t(i) (x_t - c)``, ``sum_t gamma_t(i)
+        (x_t - c)^2`` and ``sum_t gamma_t(i)``. The blocks follow from these sums and are
+        written, normalised, straight into the output: no array larger than a run's
+        work arrays besides the result.
         """
         gmm = self.gmm
         k, f = self.n_components, self.n_features
-        n_sets = len(lengths)
-        means = np.asarray(gmm.means_, dtype=np.float64)
-        sigmas = np.sqrt(np.asarray(gmm.covariances_, dtype=np.float64))
         weights = np.asarray(gmm.weights_, dtype=np.float64)
-        if Z.shape[0]:
-            gamma = gmm.predict_proba(Z)
-            s0, s_mu, s_sigma = _posterior_sums(Z, gamma, lengths, means, sigmas)
-        else:
-            s0, s_mu, s_sigma = np.zeros((n_sets, k)), *np.zeros((2, n_sets, k, f))
-        blocks = [
-            (s_mu / sigmas).reshape(n_sets, k * f),
-            (s_sigma / sigmas).reshape(n_sets, k * f),
-        ]
-        if self.include_weights:
-            blocks.insert(0, s0 - lengths[:, None] * weights)
-        return np.hstack(blocks)
+        var = np.asarray(gmm.covariances_, dtype=np.float64)
+        sigma, prec = np.sqrt(var), 1.0 / var
+        centre = weights @ np.asarray(gmm.means_, dtype=np.float64)
+        mu = gmm.means_ - centre  # means around the mixture's mean
+        # log pi_i N(x; mu_i, sigma_i^2) up to a constant, as [y, y^2] @ W + c0, y = x - c
+        W = np.vstack([(mu * prec).T, (-0.5 * prec).T])
+        c0 = np.log(weights) - 0.5 * (mu**2 * prec).sum(axis=1) - np.log(sigma).sum(axis=1)
+        # the blocks as combinations of the sums s1, s2, s0 (see the class Notes); for
+        # Fisher vectors, each column times 1 / sqrt(F) of its parameter
+        scale_w = 1.0 / np.sqrt(weights) if fisher else np.ones(k)
+        scale_mu = sigma / np.sqrt(weights)[:, None] if fisher else np.ones((k, f))
+        scale_sigma = scale_mu / np.sqrt(2.0) if fisher else np.ones((k, f))
+        mean_1, mean_0 = prec * scale_mu, mu * prec * scale_mu
+        var_2 = prec / sigma * scale_sigma
+        var_1 = 2.0 * mu * prec / sigma * scale_sigma
+        var_0 = (mu**2 * prec - 1.0) / sigma * scale_sigma
+        if pca is not None:
+            pca_mean = np.asarray(pca.mean_, dtype=np.float64)
+            pca_map = np.asarray(pca.components_, dtype=np.float64).T
+            if getattr(pca, "whiten", False):
+                pca_map = pca_map / np.sqrt(pca.explained_variance_)
+        n, offset = len(lengths), k if self.include_weights else 0
+        out = np.empty((n, self.n_parameters))
+
+        def work(bounds: tuple[int, int]) -> None:
+            start, stop = bounds
+            T = lengths[start:stop]
+            o = out[start:stop]
+            if not T.any():
+                o[:] = 0.0
+                return
+            Z = np.concatenate(sets[start:stop])
+            check_finite_chunk(Z, T, start)
+            if pca is not None:
+                Z = (Z - pca_mean) @ pca_map
+            m, t_max = stop - start, int(T.max())
+            steps = np.arange(t_max)
+            present = steps < T[:, None]  # (m, t_max)
+            starts = np.concatenate(([0], np.cumsum(T)[:-1]))
+            rows = np.where(present, starts[:, None] + steps, 0).ravel()
+            Y = np.empty((m * t_max, 2 * f + 1))
+            np.subtract(Z[rows], centre, out=Y[:, :f])
+            np.square(Y[:, :f], out=Y[:, f : 2 * f])
+            Y[:, 2 * f] = 1.0
+            L = Y[:, : 2 * f] @ W
+            L += c0
+            L -= L.max(axis=1, keepdims=True)
+            np.exp(L, out=L)
+            L *= (present.ravel() / L.sum(axis=1))[:, None]  # posteriors; padding weighs 0
+            S = L.reshape(m, t_max, k).transpose(0, 2, 1) @ Y.reshape(m, t_max, 2 * f + 1)
+            s1, s2, s0 = S[:, :, :f], S[:, :, f : 2 * f], S[:, :, 2 * f :]
+            Tf = T.astype(np.float64)
+            if self.include_weights:
+                o[:, :k] = (s0[:, :, 0] - Tf[:, None] * weights) * scale_w
+            om = o[:, offset : offset + k * f].reshape(m, k, f)
+            np.multiply(s1, mean_1, out=om)
+            om -= s0 * mean_0
+            ov = o[:, offset + k * f :].reshape(m, k, f)
+            np.multiply(s2, var_2, out=ov)
+            ov -= s1 * var_1
+            ov += s0 * var_0
+            if fisher:
+                o *= np.divide(1.0, np.sqrt(Tf), out=np.zeros(m), where=T > 0)[:, None]
+            if power_normalize:
+                a = np.abs(o)
+                norms2 = a.sum(axis=1)  # after the signed square root, |v|^2 = sum |z|
+                np.sqrt(a, out=a)
+                np.copysign(a, o, out=o)
+            elif l2_normalize:
+                norms2 = np.einsum("ij,ij->i", o, o)
+            if l2_normalize:
+                o *= np.divide(1.0, np.sqrt(norms2), out=np.zeros(m), where=norms2 > 0)[:, None]
+
+        chunks = list(chunk_bounds(lengths, _CHUNK_ROWS))
+        n_jobs = check_n_jobs(n_jobs)
+        workers = min(len(chunks), (os.cpu_count() or 1) if n_jobs == -1 else (n_jobs or 1))
+        with one_blas_thread():
+            if workers <= 1:
+                for bounds in chunks:
+                    work(bounds)
+            else:
+                with ThreadPoolExecutor(workers) as pool:
+                    list(pool.map(work, chunks))
+        return out
 
     def fisher_information(self) -> np.ndarray:
         """The diagonal Fisher information of one descriptor (see Notes)."""
@@ -365,64 +504,11 @@ class DiagonalGaussianMixture(FisherModel):
 
     def sample_size(self, X: Sequence[Any]) -> np.ndarray:
         """The number of descriptors in each set of ``X``."""
-        return self._stack(X)[1].astype(np.float64)
+        return self._check(X)[1].astype(np.float64)
 
     def log_likelihood(self, X: Sequence[Any]) -> np.ndarray:
         """``log p(X_i) = sum_t log p(x_t)`` for each set of ``X`` (0 for an empty set)."""
-        Z, lengths = self._stack(X)
+        Z, lengths, _ = stack_sets(X, self.n_features, seen="the mixture")
         if not Z.shape[0]:
             return np.zeros(len(lengths))
         return segment_sums(self.gmm.score_samples(Z), lengths)
-
-
-def _posterior_sums(
-    Z: np.ndarray,
-    gamma: np.ndarray,
-    lengths: np.ndarray,
-    means: np.ndarray,
-    sigmas: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-set sums ``sum_t gamma_t(i)``, ``sum_t gamma_t(i) u_ti`` and
-    ``sum_t gamma_t(i) (u_ti**2 - 1)`` with ``u_ti = (x_t - mu_i) / sigma_i``.
-
-    The rows of ``Z`` are the sets' descriptors in order. The sets, sorted by size, go
-    in groups padded to the group's largest set (at most ``_CHUNK_ELEMENTS`` elements a
-    work array); one batched matrix product per group gives the moments
-    ``sum_t gamma_t x_t`` and ``sum_t gamma_t x_t**2`` of all its sets, from which the
-    centred sums follow. The data are centred first, which keeps the expansion
-    ``(x - mu)**2 = x**2 - 2 mu x + mu**2`` free of cancellation from a common offset.
-    """
-    n_sets = len(lengths)
-    k, f = means.shape
-    center = Z.mean(axis=0)
-    Z = Z - center
-    means = means - center
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    order = np.argsort(lengths, kind="stable")
-    order = order[lengths[order] > 0]
-    sorted_lengths = lengths[order]
-    s0 = np.zeros((n_sets, k))
-    s1 = np.zeros((n_sets, k, f))
-    s2 = np.zeros((n_sets, k, f))
-    budget = max(1, _CHUNK_ELEMENTS // max(k, f))
-    start = 0
-    while start < len(order):
-        # the largest group whose padded size (sets x longest set) fits the budget
-        cost = np.arange(1, len(order) - start + 1) * sorted_lengths[start:]
-        stop = start + max(1, int(np.searchsorted(cost, budget, side="right")))
-        group = order[start:stop]
-        steps = np.arange(sorted_lengths[stop - 1])
-        present = steps < lengths[group][:, None]  # (sets, T_max)
-        rows = np.where(present, offsets[group][:, None] + steps, 0)
-        G = gamma[rows] * present[:, :, None]  # (sets, T_max, K), padding weighs 0
-        X = Z[rows]  # (sets, T_max, f)
-        Gt = G.transpose(0, 2, 1)
-        s0[group] = G.sum(axis=1)
-        s1[group] = Gt @ X
-        s2[group] = Gt @ (X * X)
-        start = stop
-    var = sigmas**2
-    s0_ = s0[:, :, None]
-    s_mu = (s1 - means * s0_) / sigmas
-    s_sigma = (s2 - 2.0 * means * s1 + means**2 * s0_) / var - s0_
-    return s0, s_mu, s_sigma

@@ -67,7 +67,7 @@ def test_grouped_sums_match_one_group(monkeypatch, elements):
     enc = FisherVectorEncoder(2, include_weights=True, random_state=0, **RAW).fit(sets)
     with pytest.warns(EmptyDescriptorSetWarning):
         whole = enc.transform(sets)
-    monkeypatch.setattr(fisher, "_CHUNK_ELEMENTS", elements)  # one set a group, or a few
+    monkeypatch.setattr(fisher, "_CHUNK_ROWS", elements)  # one set a group, or a few
     with pytest.warns(EmptyDescriptorSetWarning):
         chunked = enc.transform(sets)
     np.testing.assert_allclose(chunked, whole, atol=1e-12)
@@ -232,3 +232,22 @@ def test_invariant_to_descriptor_and_set_order():
     np.testing.assert_allclose(enc.transform(shuffled), V, atol=1e-12)
     order = rng.permutation(len(sets))
     np.testing.assert_allclose(enc.transform([sets[i] for i in order]), V[order], atol=1e-12)
+
+
+def test_threads_and_float32_give_the_same_vectors(monkeypatch):
+    monkeypatch.setattr(fisher, "_CHUNK_ROWS", 50)  # several runs of sets to share out
+    sets = make_sets(sizes=tuple(range(1, 40)))
+    enc = FisherVectorEncoder(3, include_weights=True, random_state=0).fit(sets)
+    one = enc.transform(sets)
+    np.testing.assert_array_equal(enc.set_params(n_jobs=2).transform(sets), one)
+    single = enc.transform([s.astype(np.float32) for s in sets])
+    np.testing.assert_allclose(single, one, atol=1e-6)
+
+
+def test_nan_in_a_set_is_named():
+    sets = make_sets()
+    enc = FisherVectorEncoder(2, random_state=0).fit(sets)
+    bad = [s.copy() for s in sets]
+    bad[2][1, 0] = np.nan
+    with pytest.raises(ValueError, match=r"X\[2\] contains NaN"):
+        enc.transform(bad)
