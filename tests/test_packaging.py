@@ -16,7 +16,7 @@ from kernelkit import plotting
 ROOT = Path(kernelkit.__file__).resolve().parent
 PYPROJECT = ROOT.parent / "pyproject.toml"
 #: import name -> distribution name, where they differ
-DISTRIBUTIONS = {"sklearn": "scikit-learn"}
+DISTRIBUTIONS = {"sklearn": "scikit-learn", "cv2": "opencv-python-headless"}
 
 
 def _project() -> dict:

@@ -58,6 +58,8 @@ class FisherClassification:
         The settings used (``K``, ``f``, signed square root, SVM ``C``).
     n_train, n_test : int
         Number of training and test sets.
+    vector_length : int
+        Length of the Fisher vectors (``2 K f``).
     timings : dict
         Seconds spent in each stage: ``"gmm"`` (PCA and mixture fit), ``"encode"``
         (Fisher vectors of the training and test sets), ``"train"`` (the SVMs) and
@@ -73,6 +75,7 @@ class FisherClassification:
     C: float
     n_train: int
     n_test: int
+    vector_length: int
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -158,6 +161,7 @@ def classify_fisher_vectors(
     C: float = 1.0,
     max_gmm_sets: int | None = None,
     random_state: int = 0,
+    n_jobs: int | None = None,
 ) -> FisherClassification:
     """Fisher vectors of descriptor sets, then ten one-vs-rest linear SVMs.
 
@@ -184,6 +188,8 @@ def classify_fisher_vectors(
         Fit the PCA and the mixture on this many training sets only (all when ``None``).
     random_state : int, default=0
         Seeds the mixture, the subset and the SVMs.
+    n_jobs : int or None, default=None
+        Threads for the Fisher vectors (see :class:`FisherVectorEncoder`).
 
     Returns
     -------
@@ -219,6 +225,7 @@ def classify_fisher_vectors(
         pca_components=pca_components,
         power_normalize=power_normalize,
         random_state=seed,
+        n_jobs=n_jobs,
     ).fit(fit_sets)
     timings["gmm"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -241,6 +248,7 @@ def classify_fisher_vectors(
         C=C,
         n_train=len(train_sets),
         n_test=len(test_sets),
+        vector_length=int(encoder.vector_length_),
         timings=timings,
     )
 
@@ -257,6 +265,7 @@ def select_fisher_parameters(
     validation_size: float = 0.2,
     max_gmm_sets: int | None = 2000,
     random_state: int = 0,
+    n_jobs: int | None = None,
 ) -> FisherParameterSelection:
     """Choose ``K``, ``f`` and ``C`` on a validation split of the training sets, then
     refit on all training sets and score the test sets once.
@@ -278,6 +287,8 @@ def select_fisher_parameters(
         Sets used to fit each PCA and mixture (see :func:`classify_fisher_vectors`).
     random_state : int, default=0
         Seeds the split, the mixtures and the SVMs.
+    n_jobs : int or None, default=None
+        Threads for the Fisher vectors.
 
     Returns
     -------
@@ -305,7 +316,7 @@ def select_fisher_parameters(
     best: tuple[float, int, int | None, float] | None = None
     for k in Ks:
         for f in fs:
-            encoder = FisherVectorEncoder(k, pca_components=f, random_state=seed)
+            encoder = FisherVectorEncoder(k, pca_components=f, random_state=seed, n_jobs=n_jobs)
             encoder.fit(_subset(fit_sets, max_gmm_sets, seed))
             V_fit, V_val = encoder.transform(fit_sets), encoder.transform(val_sets)
             row = []
@@ -328,6 +339,7 @@ def select_fisher_parameters(
         C=c,
         max_gmm_sets=max_gmm_sets,
         random_state=seed,
+        n_jobs=n_jobs,
     )
     return FisherParameterSelection(
         n_components=k,
