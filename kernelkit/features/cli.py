@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "split 80/20 (stratified, seeded); PCA to f dimensions and a diagonal GMM with K "
         "components fitted on the training images only; Fisher vectors (eqs. 1.13-1.14) "
         "with power and L2 normalisation; ten one-vs-rest linear SVMs (scikit-learn "
-        "LinearSVC). Prints the timing of each stage and a line 'accuracy NN.N%%'.",
+        "LinearSVC). Prints the timing of each stage and a line 'accuracy NN.N%'.",
     )
     p.add_argument(
         "-k", "--n-components", type=int, default=16, help="GMM components K (default 16)"

@@ -207,13 +207,7 @@ def classify_fisher_vectors(
     >>> result.accuracy, result.confusion.tolist()
     (1.0, [[5, 0], [0, 5]])
     """
-    y_train, y_test = np.asarray(y_train), np.asarray(y_test)
-    for name, sets, y in (("train", train_sets, y_train), ("test", test_sets, y_test)):
-        if y.ndim != 1 or len(y) != len(sets):
-            raise ValueError(
-                f"y_{name} must be 1-D with one class per set of {name}_sets "
-                f"({len(sets)}), got shape {y.shape}"
-            )
+    y_train, y_test = _check_labels(train_sets, y_train, test_sets, y_test)
     C = check_positive_scalar(C, "C")
     seed = check_seed(random_state)
     power_normalize = check_bool(power_normalize, "power_normalize")
@@ -273,7 +267,7 @@ def select_fisher_parameters(
     The validation split is stratified and seeded, carved from ``train_sets``; the test
     sets play no part in the choice. For each ``(K, f)`` one encoder is fitted on the
     validation-training sets and every ``C`` reuses its vectors. Ties go to the
-    earlier (smaller) values.
+    setting met first in grid order.
 
     Parameters
     ----------
@@ -294,7 +288,7 @@ def select_fisher_parameters(
     -------
     FisherParameterSelection
     """
-    y_train = np.asarray(y_train)
+    y_train, y_test = _check_labels(train_sets, y_train, test_sets, y_test)
     seed = check_seed(random_state)
     validation_size = check_fraction(validation_size, "validation_size")
     Ks = [check_int(k, "n_components_values", minimum=1) for k in n_components_values]
@@ -361,3 +355,19 @@ def _subset(sets: Sequence[Any], size: int | None, seed: int) -> Sequence[Any]:
         return sets
     pick = np.sort(np.random.default_rng(seed).choice(len(sets), size, replace=False))
     return [sets[i] for i in pick]
+
+
+def _check_labels(
+    train_sets: Sequence[Any], y_train: Any, test_sets: Sequence[Any], y_test: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """``y_train`` and ``y_test`` as arrays, each 1-D with one class per set."""
+    out = []
+    for name, sets, y in (("train", train_sets, y_train), ("test", test_sets, y_test)):
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != len(sets):
+            raise ValueError(
+                f"y_{name} must be 1-D with one class per set of {name}_sets "
+                f"({len(sets)}), got shape {y.shape}"
+            )
+        out.append(y)
+    return out[0], out[1]

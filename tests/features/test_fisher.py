@@ -251,3 +251,25 @@ def test_nan_in_a_set_is_named():
     bad[2][1, 0] = np.nan
     with pytest.raises(ValueError, match=r"X\[2\] contains NaN"):
         enc.transform(bad)
+
+
+def test_grid_search_over_a_pipeline_on_lists_of_sets():
+    from sklearn.exceptions import NotFittedError
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.svm import LinearSVC
+
+    rng = np.random.default_rng(0)
+    sets = [rng.normal(loc=c, size=(12, 3)) for c in (0.0, 1.5, 3.0) * 8]
+    y = np.array([0, 1, 2] * 8)
+    with pytest.raises(NotFittedError):
+        FisherVectorEncoder().transform(sets)
+    with pytest.raises(NotFittedError):
+        FisherVectorEncoder().get_feature_names_out()
+    search = GridSearchCV(
+        make_pipeline(FisherVectorEncoder(random_state=0), LinearSVC()),
+        {"fishervectorencoder__n_components": [1, 2], "linearsvc__C": [0.1, 1.0]},
+        cv=StratifiedKFold(3, shuffle=True, random_state=0),
+    ).fit(sets, y)
+    assert search.best_score_ >= 0.9
+    assert pickle.loads(pickle.dumps(search)).score(sets, y) == search.score(sets, y)
