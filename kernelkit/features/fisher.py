@@ -173,12 +173,15 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         check_bool(self.power_normalize, "power_normalize")
         check_bool(self.l2_normalize, "l2_normalize")
         include_weights = check_bool(self.include_weights, "include_weights")
-        Z, lengths, width = stack_sets(X)
-        n_descriptors = Z.shape[0]
+        sets, lengths, width = check_sets(X)
+        n_descriptors = int(lengths.sum())
         if n_descriptors == 0:
             raise ValueError(
                 f"X holds no descriptors ({len(lengths)} empty sets); at least one is needed to fit"
             )
+        # the descriptors are stacked only to fit something (not to check a given mixture)
+        fits = self.pca_components is not None or self.gmm is None
+        Z = stack_sets(sets, width)[0] if fits else np.zeros((0, width))
         pca = None
         if self.pca_components is not None:
             f = check_int(self.pca_components, "pca_components", minimum=1)
