@@ -18,9 +18,10 @@ def lazy_exports(
 ) -> tuple[list[str], Callable[[str], Any], Callable[[], list[str]]]:
     """``__all__``, ``__getattr__`` and ``__dir__`` for ``package``.
 
-    ``exports`` maps a submodule name to the names it provides; the first look-up of a
-    name imports the submodule and stores the name in the package, so that later
-    look-ups do not come back here.
+    ``exports`` maps a submodule name to the names it provides (the key ``"."`` lists
+    submodules exported as themselves); the first look-up of a name imports the
+    submodule and stores the name in the package, so that later look-ups do not come
+    back here.
     """
     module_of = {name: module for module, names in exports.items() for name in names}
     names = [name for names in exports.values() for name in names]
@@ -29,7 +30,10 @@ def lazy_exports(
         module = module_of.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{module}"), name)
+        if module == ".":
+            value = importlib.import_module(f"{package}.{name}")
+        else:
+            value = getattr(importlib.import_module(f"{package}.{module}"), name)
         setattr(sys.modules[package], name, value)
         return value
 

@@ -8,7 +8,7 @@ on one BLAS thread (:func:`blas_threads_for`); large work keeps the caller's set
 
 from __future__ import annotations
 
-import functools
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -27,10 +27,17 @@ __all__ = [
 MIN_THREADED_SIZE = 1000
 
 
-@functools.cache
+_controller: list[tuple[int, ThreadpoolController]] = []
+
+
 def blas_controller() -> ThreadpoolController:
-    """One controller for the process (building one costs about a millisecond)."""
-    return ThreadpoolController()
+    """A controller of the BLAS libraries loaded now (building one costs about a
+    millisecond, so it is kept until an import may have loaded another: OpenCV, for one,
+    brings its own OpenBLAS)."""
+    n_modules = len(sys.modules)
+    if not _controller or _controller[0][0] != n_modules:
+        _controller[:] = [(n_modules, ThreadpoolController())]
+    return _controller[0][1]
 
 
 def blas_threads() -> int:

@@ -46,7 +46,7 @@ from kernelkit.experiments._random_features import (
     yes_no,
 )
 from kernelkit.features import RandomProjection, theory
-from kernelkit.features.fwht import next_power_of_two
+from kernelkit.features.walsh_hadamard import next_power_of_two
 from kernelkit.plotting import COLORS, new_figure, save_figure
 
 #: name -> RandomProjection options

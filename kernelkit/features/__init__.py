@@ -11,47 +11,36 @@ projections, the fast Walsh–Hadamard transform (Rowland (2018) Part II).
 * :mod:`~kernelkit.features.theory` — closed-form MSEs of these estimators (Ch. 6–7);
 * :class:`FisherVectorEncoder` — Fisher vectors of descriptor sets (assignment eqs. 1.13–1.14);
 * :class:`SIFTDescriptors`, :class:`DensePatches`, :func:`extract_descriptors` — local image
-  descriptors (OpenCV SIFT, raw patches, any callable) for the Fisher-vector encoder.
+  descriptors (OpenCV SIFT, raw patches, any callable) for the Fisher-vector encoder;
+* :mod:`~kernelkit.features.image_classification` and :mod:`~kernelkit.features.cli` —
+  the assignment's MNIST pipeline and ``kernelkit fisher-mnist``.
+
+The names below are imported on first use (PEP 562), so that the command line can import
+:mod:`kernelkit.features.cli` without loading SciPy and scikit-learn for every command.
 """
 
-from kernelkit.features import matrices, theory
-from kernelkit.features.angular import AngularFeatures
-from kernelkit.features.base import RandomMap
-from kernelkit.features.descriptors import DensePatches, SIFTDescriptors, extract_descriptors
-from kernelkit.features.fisher import EmptyDescriptorSetWarning, FisherVectorEncoder
-from kernelkit.features.fourier import RandomFourierFeatures
-from kernelkit.features.fwht import fwht, next_power_of_two, pad_to_power_of_two
-from kernelkit.features.matrices import (
-    COUPLING_ALIASES,
-    COUPLINGS,
-    FJLT,
-    PROJECTION_COUPLINGS,
-    HadamardRademacher,
-    resolve_coupling,
-)
-from kernelkit.features.projection import RandomProjection, jl_failure_bound, jl_min_dim
+from __future__ import annotations
 
-__all__ = [
-    "COUPLINGS",
-    "COUPLING_ALIASES",
-    "FJLT",
-    "PROJECTION_COUPLINGS",
-    "AngularFeatures",
-    "DensePatches",
-    "EmptyDescriptorSetWarning",
-    "FisherVectorEncoder",
-    "HadamardRademacher",
-    "RandomFourierFeatures",
-    "SIFTDescriptors",
-    "RandomMap",
-    "RandomProjection",
-    "extract_descriptors",
-    "fwht",
-    "jl_failure_bound",
-    "jl_min_dim",
-    "matrices",
-    "next_power_of_two",
-    "pad_to_power_of_two",
-    "resolve_coupling",
-    "theory",
-]
+from kernelkit._lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        ".": ["matrices", "theory"],
+        "angular": ["AngularFeatures"],
+        "base": ["RandomMap"],
+        "descriptors": ["DensePatches", "SIFTDescriptors", "extract_descriptors"],
+        "fisher": ["EmptyDescriptorSetWarning", "FisherVectorEncoder"],
+        "fourier": ["RandomFourierFeatures"],
+        "walsh_hadamard": ["fwht", "next_power_of_two", "pad_to_power_of_two"],
+        "matrices": [
+            "COUPLINGS",
+            "COUPLING_ALIASES",
+            "FJLT",
+            "PROJECTION_COUPLINGS",
+            "HadamardRademacher",
+            "resolve_coupling",
+        ],
+        "projection": ["RandomProjection", "jl_failure_bound", "jl_min_dim"],
+    },
+)

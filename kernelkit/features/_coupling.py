@@ -9,17 +9,17 @@ import numpy as np
 
 from kernelkit._memory import check_memory
 from kernelkit.features._structured import Consumer, HadamardRademacher
-from kernelkit.features.fwht import (
-    next_power_of_two,
-    resolve_n_jobs,
-    run_row_blocks,
-    scratch_buffer,
-)
 from kernelkit.features.matrices import (
     COUPLINGS,
     gaussian_matrix,
     haar_rows,
     hadamard_rademacher,
+)
+from kernelkit.features.walsh_hadamard import (
+    next_power_of_two,
+    resolve_n_jobs,
+    run_row_blocks,
+    scratch_buffer,
 )
 
 __all__ = ["Directions"]

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 
 from kernelkit._memory import empty_output
 from kernelkit._validation import check_array
-from kernelkit.features.fwht import (
+from kernelkit.features.walsh_hadamard import (
     _block_rows,
     _Plan,
     _plan,

@@ -36,7 +36,7 @@ from sklearn.utils.random import sample_without_replacement
 from kernelkit._memory import check_memory, empty_output
 from kernelkit._validation import check_array, check_in, check_int, check_random_state
 from kernelkit.features._structured import FJLT, HadamardRademacher, chi_norms
-from kernelkit.features.fwht import (
+from kernelkit.features.walsh_hadamard import (
     _block_rows,
     next_power_of_two,
     resolve_n_jobs,

@@ -12,7 +12,6 @@ from scipy import stats
 
 from kernelkit._validation import check_fraction, check_in, check_int
 from kernelkit.features.base import RandomMap
-from kernelkit.features.fwht import next_power_of_two
 from kernelkit.features.matrices import (
     PROJECTION_COUPLINGS,
     SUBSAMPLING,
@@ -21,6 +20,7 @@ from kernelkit.features.matrices import (
     matrix_gain,
     sample_matrix,
 )
+from kernelkit.features.walsh_hadamard import next_power_of_two
 
 __all__ = ["RandomProjection", "jl_failure_bound", "jl_min_dim"]
 

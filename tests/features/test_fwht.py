@@ -10,7 +10,7 @@ from scipy.linalg import hadamard
 
 from kernelkit.features import fwht, next_power_of_two, pad_to_power_of_two
 from kernelkit.features._trig import sincos
-from kernelkit.features.fwht import hadamard_matrix
+from kernelkit.features.walsh_hadamard import hadamard_matrix
 
 SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
 TOL = {np.float64: 1e-12, np.float32: 2e-5}

@@ -458,7 +458,7 @@ def test_hadamard_coupling_warns_in_few_dimensions() -> None:
 # ---------------------------------------------------------------------------- doctests
 @pytest.mark.parametrize(
     "module",
-    ["fwht", "base", "matrices", "fourier", "angular", "projection"],
+    ["walsh_hadamard", "base", "matrices", "fourier", "angular", "projection"],
 )
 def test_docstring_examples(module) -> None:
     import doctest

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from kernelkit._validation import check_bool, check_in, check_int
-from kernelkit.features.fwht import fwht, next_power_of_two, pad_to_power_of_two
 from kernelkit.features.matrices import SUBSAMPLING
 from kernelkit.features.theory._common import blocks, check_xy, pair_fraction
+from kernelkit.features.walsh_hadamard import fwht, next_power_of_two, pad_to_power_of_two
 
 __all__ = ["mse_hadamard_inner", "mse_iid_inner", "mse_orthogonal_inner"]
 

@@ -243,7 +243,7 @@ def _check_fwht_input(x: Any, inplace: bool) -> np.ndarray:
     if not is_power_of_two(d):
         raise ValueError(
             f"x has a last axis of length {d}, which is not a power of two; pad it first "
-            "with kernelkit.features.fwht.pad_to_power_of_two(x)"
+            "with kernelkit.features.walsh_hadamard.pad_to_power_of_two(x)"
         )
     if inplace:
         if not isinstance(x, np.ndarray) or x.dtype not in (*_FLOAT_TYPES, *_COMPLEX_TYPES):
