@@ -8,12 +8,17 @@ on one BLAS thread (:func:`blas_threads_for`); large work keeps the caller's set
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TypeVar
 
 import scipy.linalg  # noqa: F401  (loads SciPy's BLAS before the controller looks for it)
 from threadpoolctl import ThreadpoolController
+
+T = TypeVar("T")
 
 __all__ = [
     "MIN_THREADED_SIZE",
@@ -21,6 +26,8 @@ __all__ = [
     "blas_threads",
     "blas_threads_for",
     "one_blas_thread",
+    "resolve_n_jobs",
+    "run_in_threads",
 ]
 
 #: Matrices with fewer rows than this are factorised on one BLAS thread.
@@ -65,3 +72,26 @@ def blas_threads_for(n: int) -> Iterator[None]:
             yield
     else:
         yield
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """A thread count from a checked ``n_jobs``: ``None`` -> the BLAS thread count (what a
+    dense matrix product would use), capped at the CPU count; ``-1`` -> all CPUs; a
+    positive integer as is."""
+    cpus = os.cpu_count() or 1
+    if n_jobs is None:
+        return max(1, min(cpus, blas_threads()))
+    if n_jobs == -1:
+        return cpus
+    return int(n_jobs)
+
+
+def run_in_threads(work: Callable[[T], None], items: Sequence[T], workers: int) -> None:
+    """``work(item)`` for every item, on ``workers`` threads (in order on the calling
+    thread when one is enough); the first exception propagates."""
+    if workers <= 1 or len(items) < 2:
+        for item in items:
+            work(item)
+        return
+    with ThreadPoolExecutor(min(workers, len(items))) as pool:
+        list(pool.map(work, items))

@@ -62,7 +62,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the split and the GMM (default 0)")
     p.add_argument(
-        "--n-jobs", type=int, default=None, help="threads for the Fisher vectors (default 1)"
+        "--n-jobs",
+        type=int,
+        default=None,
+        help="threads for the Fisher vectors (default: as many as BLAS uses)",
     )
     p.set_defaults(handler=_cmd_fisher_mnist)
 

@@ -58,8 +58,9 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds the mixture's initialisation (and a randomised PCA solver).
     n_jobs : int or None, default=None
-        Threads sharing the sets in :meth:`transform` (``None``: 1, ``-1``: one per CPU);
-        the result does not depend on it.
+        Threads sharing the sets in :meth:`transform`: ``None``, as many as BLAS would
+        use (as for the random feature maps); ``-1``, one per CPU. The result does not
+        depend on it.
 
     Attributes
     ----------

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from kernelkit._threads import blas_threads, one_blas_thread
+from kernelkit._threads import one_blas_thread, resolve_n_jobs
 from kernelkit._validation import check_int
 
 __all__ = [
@@ -177,17 +176,6 @@ def _block_rows(d: int, itemsize: int, n: int) -> int:
 
 
 # ---------------------------------------------------------------------------- threading
-def resolve_n_jobs(n_jobs: int | None) -> int:
-    """``None`` -> the BLAS thread count (what a dense matrix product would use), capped
-    at the CPU count; ``-1`` -> all CPUs; a positive integer as is."""
-    cpus = os.cpu_count() or 1
-    if n_jobs is None:
-        return max(1, min(cpus, blas_threads()))
-    if n_jobs == -1:
-        return cpus
-    return int(n_jobs)
-
-
 def run_row_blocks(
     n: int, block: int, work: Callable[[int, int, dict], None], n_jobs: int = 1
 ) -> None:

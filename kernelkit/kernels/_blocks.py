@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from kernelkit._threads import one_blas_thread
+from kernelkit._threads import one_blas_thread, run_in_threads
 
 __all__ = ["sq_dist", "map_sq_dist", "Expansion", "expansion", "pair_chunks", "ard_sums"]
 
@@ -201,12 +200,7 @@ def map_sq_dist(
             tile(ij)
         return out
     with one_blas_thread():  # the products are thin; parallelism comes from the tiles
-        if workers == 1 or n * m < _THREAD_MIN_ELEMENTS or len(tiles) < 2:
-            for ij in tiles:
-                tile(ij)
-        else:
-            with ThreadPoolExecutor(workers) as ex_:
-                list(ex_.map(tile, tiles))
+        run_in_threads(tile, tiles, 1 if n * m < _THREAD_MIN_ELEMENTS else workers)
     return out
 
 

@@ -4,9 +4,7 @@ diagonal Gaussian mixture of descriptor sets behind Fisher vectors (assignment e
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -23,7 +21,7 @@ from kernelkit._descriptor_sets import (
     segment_sums,
     stack_sets,
 )
-from kernelkit._threads import one_blas_thread
+from kernelkit._threads import one_blas_thread, resolve_n_jobs, run_in_threads
 from kernelkit._validation import check_array, check_bool, check_n_jobs
 from kernelkit.kernels.base import Kernel
 from kernelkit.kernels.parameters import parameter
@@ -359,8 +357,10 @@ class DiagonalGaussianMixture(FisherModel):
         power_normalize, l2_normalize : bool, default=False
             Signed square root of every entry, then division by the Euclidean norm.
         n_jobs : int or None, default=None
-            Threads sharing the chunks of sets (``None``: 1; ``-1``: one per CPU). Each
-            thread runs its matrix products on one BLAS thread.
+            Threads sharing the runs of sets: ``None``, as many as BLAS would use (1
+            inside ``threadpoolctl.threadpool_limits(1)``); ``-1``, one per CPU. Each
+            thread runs its matrix products on one BLAS thread; the result does not
+            depend on ``n_jobs``.
 
         Returns
         -------
@@ -480,15 +480,8 @@ class DiagonalGaussianMixture(FisherModel):
                 o *= np.divide(1.0, np.sqrt(norms2), out=np.zeros(m), where=norms2 > 0)[:, None]
 
         chunks = list(chunk_bounds(lengths, _CHUNK_ROWS))
-        n_jobs = check_n_jobs(n_jobs)
-        workers = min(len(chunks), (os.cpu_count() or 1) if n_jobs == -1 else (n_jobs or 1))
-        with one_blas_thread():
-            if workers <= 1:
-                for bounds in chunks:
-                    work(bounds)
-            else:
-                with ThreadPoolExecutor(workers) as pool:
-                    list(pool.map(work, chunks))
+        with one_blas_thread():  # thin products: the threads share out the runs of sets
+            run_in_threads(work, chunks, resolve_n_jobs(check_n_jobs(n_jobs)))
         return out
 
     def fisher_information(self) -> np.ndarray:
