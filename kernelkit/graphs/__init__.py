@@ -1,4 +1,6 @@
-"""Graph kernels: Weisfeiler–Lehman, vertex / edge histograms, shortest paths.
+"""Graph kernels: Weisfeiler–Lehman, vertex / edge histograms, shortest paths; kernels on
+the vertices of a graph (random walk, diffusion, Laplacian polynomials); random graph
+ensembles.
 
 Graphs in are ``networkx.Graph`` objects (node attribute ``label``) or scipy sparse
 adjacency matrices (optionally paired with a labels array); see
@@ -21,6 +23,14 @@ tested:
 ``classify``            nested cross-validation with a precomputed-kernel SVM
 ``cli``                 ``kernelkit graph-classify`` (``register``, found by
                         :mod:`kernelkit.cli`)
+``adjacency``           one graph's adjacency, degrees and Laplacians (checked: symmetric,
+                        non-negative, no self-loops)
+``vertex_kernels``      random walk (Urry & Sollich eqs. 2-3), diffusion (eq. 1) and
+                        Laplacian-polynomial kernels on vertices: dense, operator, diagonal
+``trees``               ``regular_tree_kernel``: the random walk kernel on the infinite
+                        d-regular tree (eqs. 4, 5, 47-48)
+``ensembles``           random graph ensembles (regular, Erdős–Rényi, Britton et al.
+                        generalised random graph, configuration model), ``DegreeDistribution``
 ======================  ================================================================
 
 The names below are imported on first use (PEP 562), so that the command line can import
@@ -47,5 +57,34 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "shortest_path": ["ShortestPath"],
         "sparse_gram": ["gram"],
         "wl": ["wl_colours", "wl_distinguishable"],
+        "adjacency": [
+            "adjacency_matrix",
+            "degrees",
+            "laplacian",
+            "normalized_adjacency",
+            "normalized_laplacian",
+        ],
+        "vertex_kernels": [
+            "MAX_DENSE_VERTICES",
+            "NotPSDWarning",
+            "SingularKernelWarning",
+            "diffusion_diagonal",
+            "diffusion_kernel",
+            "diffusion_operator",
+            "laplacian_polynomial",
+            "laplacian_polynomial_operator",
+            "random_walk_coefficients",
+            "random_walk_diagonal",
+            "random_walk_kernel",
+            "random_walk_operator",
+        ],
+        "trees": ["regular_tree_kernel"],
+        "ensembles": [
+            "DegreeDistribution",
+            "configuration_graph",
+            "erdos_renyi_graph",
+            "generalized_random_graph",
+            "random_regular_graph",
+        ],
     },
 )
