@@ -29,6 +29,7 @@ tested:
                         Laplacian-polynomial kernels on vertices: dense, operator, diagonal
 ``trees``               ``regular_tree_kernel``: the random walk kernel on the infinite
                         d-regular tree (eqs. 4, 5, 47-48)
+``gp``                  ``GraphGP``: GP regression on the vertices of a graph
 ``ensembles``           random graph ensembles (regular, Erdős–Rényi, Britton et al.
                         generalised random graph, configuration model), ``DegreeDistribution``
 ======================  ================================================================
@@ -79,6 +80,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "random_walk_operator",
         ],
         "trees": ["regular_tree_kernel"],
+        "gp": ["GraphGP"],
         "ensembles": [
             "DegreeDistribution",
             "configuration_graph",
