@@ -68,6 +68,7 @@ from kernelkit._validation import check_in, check_int, check_n_jobs, check_rando
 from kernelkit.graphs.adjacency import adjacency_matrix
 from kernelkit.graphs.ensembles import DegreeDistribution
 from kernelkit.graphs.vertex_kernels import random_walk_coefficients, random_walk_diagonal
+from kernelkit.learning_curves.simulation import _check_nus
 
 __all__ = ["CavityResult", "GraphCavityResult", "cavity", "cavity_on_graph"]
 
@@ -838,19 +839,3 @@ def _check_counts(counts: Any, n_vertices: int) -> np.ndarray:
         i = int(np.flatnonzero(f < 0)[0])
         raise ValueError(f"counts must be >= 0, got counts[{i}] = {arr[i]!r}")
     return f
-
-
-def _check_nus(nus: Any) -> np.ndarray:
-    if isinstance(nus, (str, bytes)) or nus is None:
-        raise TypeError(f"nus must be a number or an array of numbers, got {type(nus).__name__}")
-    arr = np.asarray(nus)
-    if arr.dtype == bool or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
-        raise TypeError(f"nus must be real numbers, got dtype {arr.dtype}")
-    arr = np.atleast_1d(arr.astype(np.float64))
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"nus must be a non-empty 1-D array, got shape {np.shape(nus)}")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"nus must be finite and >= 0 (examples per vertex), got {nus!r}")
-    return arr

@@ -366,17 +366,21 @@ def _check_kernels(kernel: Any) -> tuple[Callable[[Any], Any], Callable[[Any], A
 
 
 def _check_nus(nus: Any) -> np.ndarray:
-    try:
-        arr = np.asarray(nus, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"nus must be numbers, got {nus!r}") from None
-    if arr.ndim > 1:
-        raise ValueError(f"nus must be a number or a 1-D array, got shape {arr.shape}")
-    arr = np.atleast_1d(arr).copy()
-    if arr.size == 0:
-        raise ValueError("nus must not be empty")
+    """``nus`` (a number or a 1-D array of numbers of examples per vertex, each finite and
+    >= 0) as a read-only float array; shared by the simulation, the eigenvalue
+    approximation and the cavity method."""
+    if isinstance(nus, (str, bytes)) or nus is None:
+        raise TypeError(f"nus must be a number or an array of numbers, got {type(nus).__name__}")
+    arr = np.asarray(nus)
+    if arr.dtype == bool or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
+        raise TypeError(f"nus must be real numbers, got dtype {arr.dtype}")
+    arr = np.atleast_1d(arr.astype(np.float64))
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"nus must be a non-empty 1-D array, got shape {np.shape(nus)}")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"nus must be finite and >= 0, got {nus!r}")
+        raise ValueError(f"nus must be finite and >= 0 (examples per vertex), got {nus!r}")
     arr.flags.writeable = False
     return arr
 
