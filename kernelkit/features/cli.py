@@ -70,10 +70,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cmd_fisher_mnist)
 
 
-def _seconds(t: float) -> str:
-    return f"{t:.1f} s" if t >= 1 else f"{1000 * t:.0f} ms"
-
-
 def _check_args(args: argparse.Namespace) -> None:
     from kernelkit.cli import UsageError
 
@@ -95,6 +91,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _cmd_fisher_mnist(args: argparse.Namespace) -> int:
+    from kernelkit._progress import format_seconds
     from kernelkit.cli import UsageError
 
     _check_args(args)
@@ -113,7 +110,7 @@ def _cmd_fisher_mnist(args: argparse.Namespace) -> int:
         f"({'--small subset of ' if args.small else ''}the MNIST test set, stratified, "
         f"seed {args.seed})"
     )
-    print(f"  load and split      {_seconds(t_load):>8}")
+    print(f"  load and split      {format_seconds(t_load):>8}")
     descriptor = SIFTDescriptors(keypoints=args.keypoints)
     t0 = time.perf_counter()
     used = np.concatenate([train, test])
@@ -122,7 +119,7 @@ def _cmd_fisher_mnist(args: argparse.Namespace) -> int:
     by_index = dict(zip(used.tolist(), sets, strict=True))
     sizes = np.array([len(s) for s in sets])
     print(
-        f"  descriptors         {_seconds(t_desc):>8}   {args.keypoints} SIFT, "
+        f"  descriptors         {format_seconds(t_desc):>8}   {args.keypoints} SIFT, "
         f"{sizes.mean():.1f} per image (min {sizes.min()}), D={SIFT_WIDTH}"
     )
     f = args.pca_components or None
@@ -144,12 +141,15 @@ def _cmd_fisher_mnist(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     t = result.timings
     dims = f"K={result.n_components}, f={f or SIFT_WIDTH}"
-    print(f"  PCA + GMM fit       {_seconds(t['gmm']):>8}   {dims}")
+    print(f"  PCA + GMM fit       {format_seconds(t['gmm']):>8}   {dims}")
     print(
-        f"  Fisher vectors      {_seconds(t['encode']):>8}   length {result.vector_length}, "
+        f"  Fisher vectors      {format_seconds(t['encode']):>8}   length {result.vector_length}, "
         f"power normalisation {'off' if args.no_power_normalize else 'on'}, L2"
     )
-    print(f"  train 10 SVMs       {_seconds(t['train']):>8}   one-vs-rest LinearSVC, C={args.C:g}")
-    print(f"  predict             {_seconds(t['predict']):>8}")
+    print(
+        f"  train 10 SVMs       {format_seconds(t['train']):>8}   one-vs-rest LinearSVC, "
+        f"C={args.C:g}"
+    )
+    print(f"  predict             {format_seconds(t['predict']):>8}")
     print(f"accuracy {100 * result.accuracy:.1f}%")
     return 0

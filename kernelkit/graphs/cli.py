@@ -84,15 +84,6 @@ def _load(dataset: str) -> tuple[list, np.ndarray, str]:
     )
 
 
-def _seconds(t: float) -> str:
-    """A duration with the digits that matter (never "0.0 s" for a few milliseconds)."""
-    if t >= 1:
-        return f"{t:.1f} s"
-    if t >= 0.01:
-        return f"{1000 * t:.0f} ms"
-    return f"{1000 * t:.2f} ms"
-
-
 def _check_args(args: argparse.Namespace) -> tuple[float, ...]:
     """Refuse flags out of range or that do not apply to the kernel; return the C grid."""
     from kernelkit.cli import UsageError
@@ -117,6 +108,7 @@ def _check_args(args: argparse.Namespace) -> tuple[float, ...]:
 
 
 def _cmd_graph_classify(args: argparse.Namespace) -> int:
+    from kernelkit._progress import format_seconds
     from kernelkit.cli import UsageError
 
     from .classify import cross_validate_graphs, graph_grams
@@ -183,7 +175,7 @@ def _cmd_graph_classify(args: argparse.Namespace) -> int:
     what = f"kernel matrices (n_iter = 0..{n_iter})" if wl else "kernel matrix"
     print(
         f"accuracy {100 * res.mean:.1f} ± {100 * res.std:.1f} % over {args.folds} folds "
-        f"(loading {_seconds(t_load)}, {what} {_seconds(t_kernel)}, "
-        f"nested CV {_seconds(t_cv)})"
+        f"(loading {format_seconds(t_load)}, {what} {format_seconds(t_kernel)}, "
+        f"nested CV {format_seconds(t_cv)})"
     )
     return 0

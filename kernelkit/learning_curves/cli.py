@@ -116,15 +116,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=_cmd_learning_curve)
 
 
-def _seconds(t: float) -> str:
-    """A duration with the digits that matter."""
-    if t >= 1:
-        return f"{t:.1f} s"
-    if t >= 0.01:
-        return f"{1000 * t:.0f} ms"
-    return f"{1000 * t:.2f} ms"
-
-
 def _check_args(args: argparse.Namespace) -> tuple[list[str], list[float]]:
     """Refuse flags out of range; return the methods and the sorted ``nu`` values."""
     from kernelkit.cli import UsageError
@@ -222,6 +213,8 @@ def _ensemble(args: argparse.Namespace) -> tuple[Any, Any, str]:
 
 
 def _cmd_learning_curve(args: argparse.Namespace) -> int:
+    from kernelkit._progress import format_seconds
+
     methods, nus = _check_args(args)
     import functools
 
@@ -299,7 +292,7 @@ def _cmd_learning_curve(args: argparse.Namespace) -> int:
                     None,
                 )
                 notes.append("eigen (tree): eqs. 18, 20-21 on the large-V regular-tree spectrum")
-        timings.append(f"{method} {_seconds(time.perf_counter() - t0)}")
+        timings.append(f"{method} {format_seconds(time.perf_counter() - t0)}")
 
     header = ["nu", *columns]
     rows = []
