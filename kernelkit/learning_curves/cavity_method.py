@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -64,7 +63,13 @@ from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
 
 from kernelkit._threads import resolve_n_jobs
-from kernelkit._validation import check_in, check_int, check_n_jobs, check_random_state
+from kernelkit._validation import (
+    check_in,
+    check_int,
+    check_n_jobs,
+    check_nonnegative_number,
+    check_random_state,
+)
 from kernelkit.graphs.adjacency import adjacency_matrix
 from kernelkit.graphs.ensembles import DegreeDistribution
 from kernelkit.graphs.vertex_kernels import random_walk_coefficients, random_walk_diagonal
@@ -359,10 +364,10 @@ def cavity_on_graph(
     (True, True)
     """
     c = random_walk_coefficients(a, p)
-    noise = _check_noise(noise)
+    noise = check_nonnegative_number(noise, "noise")
     normalize = check_in(normalize, "normalize", _GRAPH_NORMALIZATIONS)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
-    tol = _check_tol(tol)
+    tol = check_nonnegative_number(tol, "tol")
     workers = resolve_n_jobs(check_n_jobs(n_jobs))
     A = adjacency_matrix(G)
     if A.nnz and not np.all(A.data == 1.0):
@@ -597,7 +602,7 @@ def cavity(
         )
     c = random_walk_coefficients(a, p)
     p = len(c) - 1
-    noise = _check_noise(noise)
+    noise = check_nonnegative_number(noise, "noise")
     nus_arr = _check_nus(nus)
     normalize = check_in(normalize, "normalize", _ENSEMBLE_NORMALIZATIONS)
     population = check_int(population, "population", minimum=2)
@@ -799,24 +804,6 @@ def _poisson_table(nu: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 # -- checks ------------------------------------------------------------------------------
-
-
-def _check_noise(noise: Any) -> float:
-    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real):
-        raise TypeError(f"noise must be a real number >= 0, got {type(noise).__name__}")
-    value = float(noise)
-    if not (math.isfinite(value) and value >= 0.0):
-        raise ValueError(f"noise must be a finite variance >= 0, got {noise!r}")
-    return value
-
-
-def _check_tol(tol: Any) -> float:
-    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, numbers.Real):
-        raise TypeError(f"tol must be a real number >= 0, got {type(tol).__name__}")
-    value = float(tol)
-    if not (math.isfinite(value) and value >= 0.0):
-        raise ValueError(f"tol must be finite and >= 0, got {tol!r}")
-    return value
 
 
 def _check_counts(counts: Any, n_vertices: int) -> np.ndarray:
