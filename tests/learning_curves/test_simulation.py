@@ -259,3 +259,21 @@ def test_bad_input():
     sizes = iter([10, 12])
     with pytest.raises(ValueError, match="same number of vertices"):
         simulate(lambda random_state: nx.cycle_graph(next(sizes)), rw(), 0.1, [1.0], n_graphs=2)
+
+
+def test_singular_prior_on_tree_components_does_not_warn():
+    """At a = 2 every tree component of an Erdos-Renyi graph makes the kernel singular;
+    with noise > 0 the posterior is regular, so simulate keeps the warning to itself."""
+    import warnings
+
+    from kernelkit.graphs import SingularKernelWarning
+
+    ens = functools.partial(erdos_renyi_graph, 300, 3.0)
+    with pytest.warns(SingularKernelWarning):
+        random_walk_kernel(ens(random_state=0), a=2.0, p=10, normalize="global")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SingularKernelWarning)
+        curve = simulate(
+            ens, rw("global", p=10), 1e-2, [0.5], n_graphs=2, n_datasets=2, random_state=0
+        )
+    assert np.all(np.isfinite(curve.epsilon))
