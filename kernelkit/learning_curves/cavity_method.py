@@ -50,6 +50,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterator
@@ -219,7 +220,7 @@ class _Messages:
         """``B V B`` with ``V = (M + [d kappa / g] e0 e0^T)^{-1}`` by Woodbury (eq. 34),
         ``g = gamma / sigma^2``."""
         m, n, p = M.shape[0], self.n, self.p
-        Minv = self._stacked(np.linalg.inv, M)
+        Minv = np.linalg.inv(M)
         u = Minv[:, self._perm, 0]
         u[:, p] = 0.0
         denom = precision / d_kappa + Minv[:, 0, 0]
@@ -232,22 +233,23 @@ class _Messages:
     def inverse_00(self, M: np.ndarray) -> np.ndarray:
         """``(M^{-1})_00`` for a stack of matrices."""
 
-        def solve(Mc: np.ndarray) -> np.ndarray:
-            e0 = np.broadcast_to(self._e0, (Mc.shape[0], self.n, 1))
-            return np.linalg.solve(Mc, e0)
+        e0 = np.broadcast_to(self._e0, (M.shape[0], self.n, 1))
+        return np.linalg.solve(M, e0)[:, 0, 0]
 
-        return self._stacked(solve, M)[:, 0, 0]
-
-    def _stacked(self, f: Callable[[np.ndarray], np.ndarray], M: np.ndarray) -> np.ndarray:
-        """``f`` over a stack of matrices, in chunks on the pool's threads (NumPy's
-        LAPACK loops release the GIL)."""
-        m = M.shape[0]
+    def parallel(self, work: Callable[[int, int], None], m: int) -> None:
+        """``work(lo, hi)`` for consecutive chunks of ``range(m)`` on the pool's threads
+        (one chunk per thread; NumPy's LAPACK loops, ufuncs and SciPy's sparse products
+        release the GIL). ``work`` writes its results into arrays it shares with the
+        caller; every random draw is made before, so the result does not depend on the
+        number of threads."""
         if self._pool is None or m < 2 * _MIN_CHUNK:
-            return f(M)
+            work(0, m)
+            return
         chunks = min(self._workers, m // _MIN_CHUNK)
         bounds = np.linspace(0, m, chunks + 1).astype(int)
-        futures = [self._pool.submit(f, M[lo:hi]) for lo, hi in itertools.pairwise(bounds)]
-        return np.concatenate([fut.result() for fut in futures])
+        futures = [self._pool.submit(work, lo, hi) for lo, hi in itertools.pairwise(bounds)]
+        for fut in futures:
+            fut.result()
 
 
 @contextmanager
@@ -470,7 +472,13 @@ def _propagate(
     g_e, dk_e = g[src], d * kappa[src]
     for it in range(1, max_iter + 1):
         S = _incoming(graph, W)[src] - W[rev]  # messages into j from all but i
-        new = ops.message(ops.matrix(d, S), g_e, dk_e)
+        new = np.empty_like(W)
+
+        def work(lo: int, hi: int, S: np.ndarray = S, new: np.ndarray = new) -> None:
+            M = ops.matrix(d[lo:hi], S[lo:hi])
+            new[lo:hi] = ops.message(M, g_e[lo:hi], dk_e[lo:hi])
+
+        ops.parallel(work, n_edges)
         change = np.max(np.abs(new - W))
         scale = max(1.0, float(np.max(np.abs(new))))
         W = new
@@ -488,7 +496,13 @@ def _graph_variances(
     out = 1.0 / (g + kappa / ops.c0)
     if has.any():
         d = deg[has].astype(np.float64)
-        x = ops.inverse_00(ops.matrix(d, _incoming(graph, W)[has]))
+        S = _incoming(graph, W)[has]
+        x = np.empty(d.shape[0])
+
+        def work(lo: int, hi: int) -> None:
+            x[lo:hi] = ops.inverse_00(ops.matrix(d[lo:hi], S[lo:hi]))
+
+        ops.parallel(work, d.shape[0])
         out[has] = 1.0 / (g[has] + d * kappa[has] * x)
     return out
 
@@ -698,17 +712,20 @@ class _Population:
         order = self.rng.permutation(self.size)
         return [b for b in np.array_split(order, _BATCHES_PER_SWEEP) if b.size]
 
-    def _sums(self, pops: tuple[np.ndarray, ...], counts: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Sums of ``counts[m]`` random members for each of ``m`` new items (the same
-        members in each population): one sparse 0/1 selection matrix times the
-        flattened population."""
+    def _selection(self, counts: np.ndarray) -> sparse.csr_matrix:
+        """A 0/1 matrix whose row ``k`` picks ``counts[k]`` random members: times the
+        flattened population it gives their sums."""
         indptr = np.concatenate(([0], np.cumsum(counts)))
         idx = self.rng.randint(0, self.size, size=int(indptr[-1]))
-        select = sparse.csr_matrix(
+        return sparse.csr_matrix(
             (np.ones(idx.shape[0]), idx, indptr), shape=(counts.shape[0], self.size)
         )
-        shape = (counts.shape[0], self.ops.n, self.ops.n)
-        return tuple(np.asarray(select @ P.reshape(self.size, -1)).reshape(shape) for P in pops)
+
+    def _sum(self, select: sparse.csr_matrix, P: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """Rows ``lo:hi`` of ``select`` times the population ``P``: the sums of the picked
+        members, shape ``(hi - lo, n, n)``."""
+        S = select[lo:hi] @ P.reshape(self.size, -1)
+        return np.asarray(S).reshape(hi - lo, self.ops.n, self.ops.n)
 
     def sweep_global(self, V: np.ndarray, nu: float, noise: float, kappa: float) -> None:
         if not self.has_edges:
@@ -718,9 +735,27 @@ class _Population:
             m = batch.shape[0]
             d = self.dist.sample_edge_biased(m, self.rng)
             g = _precision(self.rng.poisson(nu, m), noise)
-            (S,) = self._sums((V,), d - 1)
+            select = self._selection(d - 1)
             df = d.astype(np.float64)
-            V[batch] = ops.message(ops.matrix(df, S), g, df * kappa)
+            new = np.empty((m, ops.n, ops.n))
+            work = functools.partial(self._update_global, V, df, g, kappa, select, new)
+            ops.parallel(work, m)
+            V[batch] = new
+
+    def _update_global(
+        self,
+        V: np.ndarray,
+        df: np.ndarray,
+        g: np.ndarray,
+        kappa: float,
+        select: sparse.csr_matrix,
+        new: np.ndarray,
+        lo: int,
+        hi: int,
+    ) -> None:
+        """New members ``lo:hi`` of a batch (eqs. 32, 34): ``new[lo:hi]``."""
+        M = self.ops.matrix(df[lo:hi], self._sum(select, V, lo, hi))
+        new[lo:hi] = self.ops.message(M, g[lo:hi], df[lo:hi] * kappa)
 
     def sample_global(
         self, V: np.ndarray, nu: float, noise: float, kappa: float
@@ -732,9 +767,15 @@ class _Population:
         has = d > 0
         prec = np.full(self.size, kappa / ops.c0)  # isolated: prior variance c_0 / kappa
         if has.any():
-            (S,) = self._sums((V,), d[has])
+            select = self._selection(d[has])
             df = d[has].astype(np.float64)
-            prec[has] = df * kappa * ops.inverse_00(ops.matrix(df, S))
+            x = np.empty(df.shape[0])
+
+            def work(lo: int, hi: int) -> None:
+                x[lo:hi] = ops.inverse_00(ops.matrix(df[lo:hi], self._sum(select, V, lo, hi)))
+
+            ops.parallel(work, df.shape[0])
+            prec[has] = df * kappa * x
         return self._finish(prec, has, kappa / ops.c0, nu, noise)
 
     def _finish(
@@ -763,14 +804,39 @@ class _Population:
             m = batch.shape[0]
             d = self.dist.sample_edge_biased(m, self.rng)
             g = _precision(self.rng.poisson(nu, m), noise)
-            S_loc, S_pri = self._sums((Vloc, Vpri), d - 1)
+            select = self._selection(d - 1)
+            counterflow = np.asarray(self.rng.randint(0, self.size, size=m))
             df = d.astype(np.float64)
-            M_pri = ops.matrix(df, S_pri)
-            counterflow = Vpri[self.rng.randint(0, self.size, size=m)]
-            x = ops.inverse_00(M_pri - counterflow)  # eq. 44: d kappa = 1 / x
-            new_loc = ops.message(ops.matrix(df, S_loc), g, 1.0 / x)
-            Vpri[batch] = ops.message(M_pri, np.zeros(m), df)
+            new_loc = np.empty((m, ops.n, ops.n))
+            new_pri = np.empty((m, ops.n, ops.n))
+
+            work = functools.partial(
+                self._update_local, Vloc, Vpri, df, g, select, counterflow, new_loc, new_pri
+            )
+            ops.parallel(work, m)
+            Vpri[batch] = new_pri
             Vloc[batch] = new_loc
+
+    def _update_local(
+        self,
+        Vloc: np.ndarray,
+        Vpri: np.ndarray,
+        df: np.ndarray,
+        g: np.ndarray,
+        select: sparse.csr_matrix,
+        counterflow: np.ndarray,
+        new_loc: np.ndarray,
+        new_pri: np.ndarray,
+        lo: int,
+        hi: int,
+    ) -> None:
+        """New pairs ``lo:hi`` of a batch (eqs. 43-44)."""
+        ops, d = self.ops, df[lo:hi]
+        M_pri = ops.matrix(d, self._sum(select, Vpri, lo, hi))
+        x = ops.inverse_00(M_pri - Vpri[counterflow[lo:hi]])  # eq. 44: d kappa = 1 / x
+        M_loc = ops.matrix(d, self._sum(select, Vloc, lo, hi))
+        new_loc[lo:hi] = ops.message(M_loc, g[lo:hi], 1.0 / x)
+        new_pri[lo:hi] = ops.message(M_pri, np.zeros(hi - lo), d)
 
     def sample_local(
         self, Vloc: np.ndarray, Vpri: np.ndarray, nu: float, noise: float
@@ -782,11 +848,17 @@ class _Population:
         has = d > 0
         prec = np.ones(self.size)  # isolated: prior variance 1
         if has.any():
-            S_loc, S_pri = self._sums((Vloc, Vpri), d[has])
+            select = self._selection(d[has])
             df = d[has].astype(np.float64)
-            x_loc = ops.inverse_00(ops.matrix(df, S_loc))
-            x_pri = ops.inverse_00(ops.matrix(df, S_pri))
-            prec[has] = x_loc / x_pri  # eq. 45
+            ratio = np.empty(df.shape[0])
+
+            def work(lo: int, hi: int) -> None:
+                x_loc = ops.inverse_00(ops.matrix(df[lo:hi], self._sum(select, Vloc, lo, hi)))
+                x_pri = ops.inverse_00(ops.matrix(df[lo:hi], self._sum(select, Vpri, lo, hi)))
+                ratio[lo:hi] = x_loc / x_pri  # eq. 45
+
+            ops.parallel(work, df.shape[0])
+            prec[has] = ratio
         return self._finish(prec, has, 1.0, nu, noise)
 
 

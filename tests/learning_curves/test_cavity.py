@@ -273,11 +273,14 @@ def test_isolated_vertices_only():
     assert r.epsilon[0] == pytest.approx(0.5**3)
 
 
-def test_threads_do_not_change_the_result():
-    kw = dict(normalize="local", population=300, sweeps=4, random_state=5)
+@pytest.mark.parametrize("normalize", ["local", "global"])
+def test_threads_do_not_change_the_result(normalize):
+    # batches of 150 members: above the size at which the work is split over threads
+    kw = dict(normalize=normalize, population=600, sweeps=4, random_state=5)
     r1 = cavity(ER3, 2.0, 3, 0.1, [0.5], n_jobs=1, **kw)
     r2 = cavity(ER3, 2.0, 3, 0.1, [0.5], n_jobs=2, **kw)
     np.testing.assert_allclose(r1.epsilon_trace, r2.epsilon_trace, rtol=1e-12)
+    np.testing.assert_allclose(r1.posterior_variances, r2.posterior_variances, rtol=1e-12)
 
 
 def test_population_agrees_with_bp_on_a_large_tree_like_graph():
