@@ -30,7 +30,14 @@ from pathlib import Path
 
 import kernelkit
 
-__all__ = ["BUILTIN_COMMANDS", "UsageError", "area_cli_modules", "build_parser", "main"]
+__all__ = [
+    "BUILTIN_COMMANDS",
+    "UsageError",
+    "area_cli_modules",
+    "build_parser",
+    "main",
+    "print_table",
+]
 
 DEFAULT_OUT = "kernelkit-report"
 
@@ -43,14 +50,41 @@ class UsageError(Exception):
     """
 
 
-def _print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None:
-    """Aligned columns; a cell with line breaks spans several lines of its row."""
+def print_table(
+    rows: Sequence[Sequence[object]], header: Sequence[str], *, align: str = "left"
+) -> None:
+    """Print aligned columns under a header and a rule (for the area commands).
+
+    Parameters
+    ----------
+    rows : sequence of sequences
+        The cells, one sequence per row, as many as ``header``; a cell with line breaks
+        spans several lines of its row.
+    header : sequence of str
+        Column titles.
+    align : {"left", "right"}, default="left"
+        Alignment of every column (``"right"`` for columns of numbers).
+
+    Examples
+    --------
+    >>> print_table([["0.1", "0.93"], ["1", "0.05"]], ["nu", "epsilon"], align="right")
+     nu  epsilon
+    ---  -------
+    0.1     0.93
+      1     0.05
+    """
+    if align not in ("left", "right"):
+        raise ValueError(f"align must be 'left' or 'right', got {align!r}")
     cells = [[str(c).split("\n") for c in header]] + [[str(c).split("\n") for c in r] for r in rows]
     widths = [max(len(line) for r in cells for line in r[i]) for i in range(len(header))]
     for k, row in enumerate(cells):
         for j in range(max(len(c) for c in row)):
             parts = [c[j] if j < len(c) else "" for c in row]
-            print("  ".join(p.ljust(w) for p, w in zip(parts, widths, strict=True)).rstrip())
+            just = [
+                p.ljust(w) if align == "left" else p.rjust(w)
+                for p, w in zip(parts, widths, strict=True)
+            ]
+            print("  ".join(just).rstrip())
         if k == 0:
             print("  ".join("-" * w for w in widths))
 
@@ -76,7 +110,7 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
     if args.action == "list":
         rows = [(d.name, d.kind, d.shape, d.source) for d in datasets.catalog()]
-        _print_table(rows, ["name", "kind", "shape", "source"])
+        print_table(rows, ["name", "kind", "shape", "source"])
     else:
         print(datasets.provenance(args.name))
     return 0
@@ -101,7 +135,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         rows = [
             (n, experiments.get(n).source, experiments.get(n).title) for n in experiments.names()
         ]
-        _print_table(rows, ["name", "reproduces", "title"])
+        print_table(rows, ["name", "reproduces", "title"])
         return 0
     if not args.name:
         raise UsageError("reproduce needs an experiment NAME or --list")
@@ -143,7 +177,7 @@ def _cmd_tour(args: argparse.Namespace) -> int:
             failed.append(name)
             rows.append((name, _wrap(f"FAILED: {type(exc).__name__}: {exc}"), "-"))
     print()
-    _print_table(rows, ["experiment", "headline", "seconds"])
+    print_table(rows, ["experiment", "headline", "seconds"])
     index = write_report(args.out)
     print(f"\ntotal {time.perf_counter() - t0:.1f} s; report: {index}")
     if failed:

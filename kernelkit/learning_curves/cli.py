@@ -214,6 +214,7 @@ def _ensemble(args: argparse.Namespace) -> tuple[Any, Any, str]:
 
 def _cmd_learning_curve(args: argparse.Namespace) -> int:
     from kernelkit._progress import format_seconds
+    from kernelkit.cli import print_table
 
     methods, nus = _check_args(args)
     import functools
@@ -307,11 +308,7 @@ def _cmd_learning_curve(args: argparse.Namespace) -> int:
         for eps, err in columns.values():
             row.append(f"{eps[k]:.4e}" + ("" if err is None else f" ± {err[k]:.1e}"))
         rows.append(row)
-    widths = [max(len(r[j]) for r in [header, *rows]) for j in range(len(header))]
-    for k, r in enumerate([header, *rows]):
-        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
-        if k == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table(rows, header, align="right")
     for note in notes:
         print(f"  {note}")
     print(f"time: {', '.join(timings)}")
