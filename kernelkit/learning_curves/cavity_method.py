@@ -143,13 +143,17 @@ class CavityResult:
         seeds spread by 0.5-1.4 times this value (global) and 0.4-1.6 times (local) at
         ``nu`` from 0.01 to 5. For a firm error bar, compare runs with different
         ``random_state``. The bias of a finite population is not included.
-    posterior_variances : ndarray of shape (n_nus, population)
-        Samples of the local posterior variance from the last sweep of each ``nu``
-        (vertices drawn with degree ``d ~ p(d)`` and ``gamma ~ Poisson(nu)``; Sec. 4.2).
-    prior_variances : ndarray of shape (population,)
+    posterior_variances : ndarray of shape (n_nus, (sweeps // 2) * population)
+        Samples of the local posterior variance (vertices drawn with degree
+        ``d ~ p(d)`` and ``gamma ~ Poisson(nu)``; Sec. 4.2): the ``population`` vertices
+        sampled after each sweep of the averaging window, one block per sweep (for
+        histograms, Fig. 6, and their variance, Fig. 9). Blocks of successive sweeps
+        share most of the population, so they are not independent.
+    prior_variances : ndarray of shape ((sweeps // 2) * population,)
         Samples of the prior variance ``C_ii`` of the normalised kernel (the same for
-        every ``nu``): ``C_hat_ii / kappa`` for ``"global"``, ``C_hat_ii`` for
-        ``"none"``, exactly 1 for ``"local"``.
+        every ``nu``), from the last ``sweeps // 2`` sweeps without data:
+        ``C_hat_ii / kappa`` for ``"global"``, ``C_hat_ii`` for ``"none"``, exactly 1
+        for ``"local"`` (Fig. 2).
     kappa : float
         The mean prior variance of the unnormalised kernel, ``<C_hat_ii>`` (the global
         normaliser, eq. 35 run at ``kappa = 1, nu = 0``), whatever ``normalize``.
@@ -639,43 +643,50 @@ def _population_dynamics(
     # the unnormalised prior (kappa = 1, nu = 0): C_hat_ii samples and kappa
     V0 = np.zeros((population, pop.ops.n, pop.ops.n))
     n_prior = sweeps + p
+    window = sweeps // 2
+    # samples are kept from the sweeps of the averaging window, one block per sweep
+    prior_hat = np.empty((window, population))
     prior_means = np.empty(n_prior)
     for s in range(n_prior):
         pop.sweep_global(V0, 0.0, noise, 1.0)
-        prior_hat, prior_means[s] = pop.sample_global(V0, 0.0, noise, 1.0)
-    window = sweeps // 2
+        samples, prior_means[s] = pop.sample_global(V0, 0.0, noise, 1.0)
+        if s >= n_prior - window:
+            prior_hat[s - (n_prior - window)] = samples
     kappa_hat = float(prior_means[-window:].mean())
 
     n_nus = nus_arr.shape[0]
     eps = np.empty(n_nus)
     se = np.empty(n_nus)
     trace = np.empty((n_nus, sweeps))
-    post = np.empty((n_nus, population))
+    post = np.empty((n_nus, window, population))
     conv = np.empty(n_nus, dtype=bool)
+    first = sweeps - window  # the first sweep of the window
     if normalize == "local":
-        prior = np.ones(population)
+        prior = np.ones(window * population)
         Vloc, Vpri = V0.copy(), V0  # at nu = 0 the two members of a pair agree
         for k, nu in enumerate(nus_arr):
             for s in range(sweeps):
                 pop.sweep_local(Vloc, Vpri, nu, noise)
                 samples, trace[k, s] = pop.sample_local(Vloc, Vpri, nu, noise)
-            post[k] = samples
+                if s >= first:
+                    post[k, s - first] = samples
     else:
         kappa = kappa_hat if normalize == "global" else 1.0
-        prior = prior_hat / kappa
+        prior = prior_hat.ravel() / kappa
         V = V0
         for k, nu in enumerate(nus_arr):
             for s in range(sweeps):
                 pop.sweep_global(V, nu, noise, kappa)
                 samples, trace[k, s] = pop.sample_global(V, nu, noise, kappa)
-            post[k] = samples
+                if s >= first:
+                    post[k, s - first] = samples
     for k in range(n_nus):
         eps[k], se[k], conv[k] = _summarise(trace[k, -window:])
     return CavityResult(
         nus=nus_arr,
         epsilon=eps,
         stderr=se,
-        posterior_variances=post,
+        posterior_variances=post.reshape(n_nus, window * population),
         prior_variances=prior,
         kappa=kappa_hat,
         epsilon_trace=trace,

@@ -64,7 +64,10 @@ def test_fig6_cavity_matches_simulated_distribution(fig6):
         # the pooled vertex values average to the simulated Bayes error
         assert sim["mean"] == pytest.approx(r["epsilon_simulation"], rel=1e-10)
         assert r["epsilon_cavity"] == pytest.approx(sim["mean"], rel=MEAN_RTOL)
-        assert r["n_simulation"] == 300 * 4 * 4 and r["n_cavity"] == 1000
+        # the cavity pools the samples of the sweeps of its averaging window
+        sizes = res["sizes"]
+        assert r["n_simulation"] == 300 * 4 * 4
+        assert r["n_cavity"] == sizes["population"] * (sizes["sweeps"] // 2)
     # more data, smaller posterior variances
     low, high = res["per_nu"].values()
     assert high["simulation"]["q50"] < 0.5 * low["simulation"]["q50"]

@@ -204,7 +204,10 @@ def test_population_global_regular_small():
     np.testing.assert_allclose(r.prior_variances, 1.0, rtol=1e-10)
     # spec: simulation 0.0462 +- 0.0009 at nu = 1; a population of 300 gets 10 %
     assert within(r.epsilon[1], 0.0462, 0.0009, rel=0.10)
-    assert r.epsilon_trace.shape == (2, 10) and r.posterior_variances.shape == (2, 300)
+    assert r.epsilon_trace.shape == (2, 10)
+    # the samples of the 5 sweeps of the averaging window, 300 per sweep
+    assert r.posterior_variances.shape == (2, 5 * 300)
+    assert r.prior_variances.shape == (5 * 300,)
     assert r.n_iter.tolist() == [10, 10] and r.converged.dtype == bool
     assert np.all(r.stderr >= 0)
 
