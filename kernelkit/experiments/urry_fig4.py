@@ -28,7 +28,7 @@ of ``nu_cross ~ p^(-s)`` (a collapse against ``nu p^(3/2)`` is ``s = 3/2``, spre
 ``x`` and ``(20/5)^(3/2) = 8`` in ``nu``). The same is computed for the eigenvalue
 approximation at these ``p`` (dotted in the figure) and, between successive ``p``, for
 the left panel's curves, where ``s`` climbs towards 3/2. Sizes of the right panel come
-from :func:`kernelkit.experiments._urry.budget` (quick: ``V = 250``, 4 graphs x 4 data
+from :func:`kernelkit.experiments._urry.run_sizes` (quick: ``V = 250``, 4 graphs x 4 data
 sets, 16 values of ``x``; full: ``V = 500``, 10 x 10, 26 values).
 """
 
@@ -41,7 +41,7 @@ import numpy as np
 
 from kernelkit.experiments import register
 from kernelkit.experiments._common import seeds
-from kernelkit.experiments._urry import DEGREE, A, budget, ensemble, walk_kernel
+from kernelkit.experiments._urry import DEGREE, A, ensemble, run_sizes, walk_kernel
 from kernelkit.learning_curves import master_curve, regular_tree_approximation, simulate
 from kernelkit.plotting import new_figure, pyplot, save_figure
 
@@ -165,7 +165,7 @@ def _eigen_panel(x: np.ndarray) -> dict:
 
 
 def _simulation_panel(quick: bool, x: np.ndarray, random_state: int) -> dict:
-    sizes = budget(quick)
+    sizes = run_sizes(quick)
     sampler = ensemble("regular").sampler(sizes.n_vertices)
     (seed,) = seeds(random_state, 1)  # the same graphs for every p
     eps, se = [], []

@@ -35,7 +35,7 @@ from scipy import stats
 
 from kernelkit.experiments import register
 from kernelkit.experiments._common import seeds
-from kernelkit.experiments._urry import A, Budget, P, budget, ensemble, walk_kernel
+from kernelkit.experiments._urry import A, P, RunSizes, ensemble, run_sizes, walk_kernel
 from kernelkit.learning_curves import cavity, simulate
 from kernelkit.plotting import new_figure, save_figure
 
@@ -47,10 +47,10 @@ NOISE = 0.1
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 
 
-def sizes(quick: bool) -> Budget:
+def sizes(quick: bool) -> RunSizes:
     """The run's sizes: the paper's ``V = 1000``, 10 x 10, population 2000 (full) or
     ``V = 300``, 4 x 4, population 1000 (quick)."""
-    b = budget(quick)
+    b = run_sizes(quick)
     return dataclasses.replace(
         b,
         n_vertices=300 if quick else 1000,

@@ -47,11 +47,11 @@ from kernelkit.experiments._common import seeds
 from kernelkit.experiments._urry import (
     NOISES,
     A,
-    Budget,
     P,
-    budget,
+    RunSizes,
     ensemble,
     noise_label,
+    run_sizes,
     walk_kernel,
 )
 from kernelkit.learning_curves import LearningCurve, simulate
@@ -69,10 +69,10 @@ PAPER = (
 )
 
 
-def sizes(quick: bool) -> tuple[Budget, tuple[float, ...]]:
+def sizes(quick: bool) -> tuple[RunSizes, tuple[float, ...]]:
     """The run's sizes and noise levels: the paper's (``V = 500``, 10 x 10, four noise
     levels; full) or ``V = 200``, 10 x 4, noise ``1e-1`` and ``1e-4`` (quick)."""
-    b = budget(quick)
+    b = run_sizes(quick)
     if quick:
         return (
             dataclasses.replace(
@@ -129,7 +129,7 @@ def rise(curve: LearningCurve) -> dict[str, Any]:
 
 
 def _panel_curves(
-    key: str, student: str, teacher: str, b: Budget, noises: tuple[float, ...], seed: int
+    key: str, student: str, teacher: str, b: RunSizes, noises: tuple[float, ...], seed: int
 ) -> dict[str, dict[str, Any]]:
     sampler = ensemble(key).sampler(b.n_vertices)
     out: dict[str, dict[str, Any]] = {}

@@ -39,7 +39,7 @@ import numpy as np
 
 from kernelkit.experiments import register
 from kernelkit.experiments._common import seeds
-from kernelkit.experiments._urry import A, Budget, P, budget, ensemble, walk_kernel
+from kernelkit.experiments._urry import A, P, RunSizes, ensemble, run_sizes, walk_kernel
 from kernelkit.learning_curves import LearningCurve, cavity, simulate
 from kernelkit.plotting import COLORS, new_figure, save_figure
 
@@ -51,10 +51,10 @@ PAPER_PEAK = 0.2
 N_SE = 2.0
 
 
-def sizes(quick: bool) -> Budget:
+def sizes(quick: bool) -> RunSizes:
     """``V = 500``, 10 x 10, population 2000, 16 sweeps, ``nu = 0`` and 16 log-spaced
     values (full) or ``V = 200``, 4 x 4, population 300, 8 sweeps, ``0`` and 9 (quick)."""
-    b = budget(quick)
+    b = run_sizes(quick)
     if quick:
         return dataclasses.replace(
             b, n_vertices=200, population=300, sweeps=8, nus=_grid(np.logspace(-2, 1, 9))
@@ -138,7 +138,7 @@ def largest_at_start(values: np.ndarray, per_graph: np.ndarray) -> dict[str, Any
     }
 
 
-def _panel(key: str, b: Budget, sim_seed: int, cav_seed: int) -> dict[str, Any]:
+def _panel(key: str, b: RunSizes, sim_seed: int, cav_seed: int) -> dict[str, Any]:
     ens = ensemble(key)
     out: dict[str, Any] = {}
     for norm in NORMALIZATIONS:
