@@ -139,10 +139,12 @@ class CavityResult:
         those sweeps (``std(ddof=1) / sqrt(n)``). Successive sweeps share most of the
         population, and under ``"global"`` the estimate of ``kappa`` is shared by all
         ``nu``, so this can understate the spread between independent runs: for
-        Erdos-Renyi graphs with mean degree 3, ``p = 10``, ``population=2000``, six
-        seeds spread by 0.5-1.4 times this value (global) and 0.4-1.6 times (local) at
-        ``nu`` from 0.01 to 5. For a firm error bar, compare runs with different
-        ``random_state``. The bias of a finite population is not included.
+        Erdos-Renyi graphs with mean degree 3, ``p = 10``, ``population=2000``, runs
+        with different seeds spread by 0.4 to about 3 times this value at ``nu`` from
+        0.01 to 5. The spread comes from the finite population itself (four times more
+        sampled vertices per sweep do not reduce it): for a firm error bar, compare runs
+        with different ``random_state`` or a larger ``population``. The bias of a
+        finite population is not included.
     posterior_variances : ndarray of shape (n_nus, (sweeps // 2) * population)
         Samples of the local posterior variance (vertices drawn with degree
         ``d ~ p(d)`` and ``gamma ~ Poisson(nu)``; Sec. 4.2): the ``population`` vertices
