@@ -82,7 +82,7 @@ _GRAPH_NORMALIZATIONS = ("none", "global", "local")
 _ENSEMBLE_NORMALIZATIONS = ("none", "global", "local")
 #: Population members overwritten per stacked inverse: a sweep is this many batches.
 _BATCHES_PER_SWEEP = 4
-#: Fewest matrices per thread in a stacked inverse (below it threads cost more than
+#: Fewest matrices per thread in a batch of updates (below it threads cost more than
 #: they save).
 _MIN_CHUNK = 64
 
@@ -264,7 +264,7 @@ class _Messages:
 
 @contextmanager
 def _thread_pool(workers: int) -> Iterator[ThreadPoolExecutor | None]:
-    """A pool of ``workers`` threads for the stacked inverses (``None`` for one)."""
+    """A pool of ``workers`` threads for :meth:`_Messages.parallel` (``None`` for one)."""
     if workers <= 1:
         yield None
         return
@@ -339,8 +339,8 @@ def cavity_on_graph(
     tol : float, default=1e-12
         Relative change of the messages at which a pass stops.
     n_jobs : int or None, default=None
-        Threads for the stacked inverses (``None``: the BLAS thread count; ``-1``: all
-        CPUs).
+        Threads sharing each sweep's message updates (``None``: the BLAS thread count;
+        ``-1``: all CPUs).
 
     Returns
     -------
@@ -587,8 +587,8 @@ def cavity(
     random_state : None, int, RandomState or Generator
         Source of randomness.
     n_jobs : int or None, default=None
-        Threads for the stacked inverses (``None``: the BLAS thread count; ``-1``: all
-        CPUs). The result does not depend on it.
+        Threads sharing each batch's updates and samples (``None``: the BLAS thread
+        count; ``-1``: all CPUs). The result does not depend on it.
 
     Returns
     -------
