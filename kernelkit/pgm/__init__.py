@@ -5,6 +5,17 @@
             any arity), ``Factor``, ``FactorGroup``, ``ising``
 ``uai``     ``read_uai``, ``write_uai``: the UAI competition file format (line-numbered
             ``UAIFormatError`` for malformed files)
+``parametrization``  binary models in the even (pure-potential) and moment bases
+            (Props. 2.10-2.11): ``to_even_basis``, ``from_even_basis``, ``to_moment_basis``,
+            ``from_moment_basis``, ``BasisExpansion``; ``random_model`` and the scopes of the
+            thesis's families (``complete_hypergraph_scopes``, ``toroidal_grid_scopes``)
+``transforms``  ``clamp``, ``flip``, ``uproot``, ``reroot`` (Defs. 1.16, 2.1, 2.2, 2.6) with
+            maps back to the original model (``Rerooting``); heuristics ``reroot_scores``
+            (eqs. 2.17-2.20) and ``auto_reroot``
+``relaxations``  ``lp_relaxation``: LP relaxations for MAP with HiGHS (local polytope L2,
+            triplet L3 and L3s, Sherali-Adams L_r), ``LPRelaxationResult``, ``LPSolverError``
+``balance``  attractive / repulsive edges, ``is_balanced``, ``frustrated_cycle``,
+            ``balancing_flip``, ``almost_balanced_vertex`` (Def. 1.12, Def. 3.1)
 ==========  ==============================================================================
 
 The names below are imported on first use (PEP 562).
@@ -19,5 +30,36 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "model": ["DiscreteModel", "Factor", "FactorGroup", "ising"],
         "uai": ["UAIFormatError", "read_uai", "write_uai"],
+        "parametrization": [
+            "BasisExpansion",
+            "THESIS_SCALES",
+            "complete_hypergraph_scopes",
+            "from_even_basis",
+            "from_moment_basis",
+            "random_model",
+            "to_even_basis",
+            "to_moment_basis",
+            "toroidal_grid_scopes",
+        ],
+        "transforms": [
+            "HEURISTICS",
+            "Rerooting",
+            "auto_reroot",
+            "clamp",
+            "flip",
+            "reroot",
+            "reroot_scores",
+            "uproot",
+        ],
+        "relaxations": ["LEVELS", "LPRelaxationResult", "LPSolverError", "lp_relaxation"],
+        "balance": [
+            "almost_balanced_vertex",
+            "attractive_edges",
+            "balancing_flip",
+            "edge_weights",
+            "frustrated_cycle",
+            "is_balanced",
+            "repulsive_edges",
+        ],
     },
 )
