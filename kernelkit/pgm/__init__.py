@@ -3,6 +3,9 @@
 ==========  ==============================================================================
 ``model``   ``DiscreteModel`` (variables with finite domains, log-potential factors of
             any arity), ``Factor``, ``FactorGroup``, ``ising``
+``exact``   ``exact_log_partition``, ``exact_marginals``, ``exact_map`` (variable
+            elimination / junction tree, min-fill ordering), ``elimination_order``,
+            brute-force references for small models
 ``uai``     ``read_uai``, ``write_uai``: the UAI competition file format (line-numbered
             ``UAIFormatError`` for malformed files)
 ``parametrization``  binary models in the even (pure-potential) and moment bases
@@ -30,6 +33,18 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "model": ["DiscreteModel", "Factor", "FactorGroup", "ising"],
         "uai": ["UAIFormatError", "read_uai", "write_uai"],
+        "exact": [
+            "EliminationOrder",
+            "MAPResult",
+            "Marginals",
+            "brute_force_log_partition",
+            "brute_force_map",
+            "brute_force_marginals",
+            "elimination_order",
+            "exact_log_partition",
+            "exact_map",
+            "exact_marginals",
+        ],
         "parametrization": [
             "BasisExpansion",
             "THESIS_SCALES",
