@@ -15,6 +15,9 @@
 ``transforms``  ``clamp``, ``flip``, ``uproot``, ``reroot`` (Defs. 1.16, 2.1, 2.2, 2.6) with
             maps back to the original model (``Rerooting``); heuristics ``reroot_scores``
             (eqs. 2.17-2.20) and ``auto_reroot``
+``almost_balanced``  exact MAP for almost balanced models (Ch. 3): ``almost_balanced_map``
+            (clamp s, two L2 LPs), ``almost_balanced_lp_map`` (L3s, Thm 3.2(i)),
+            ``random_almost_balanced_model``, ``AlmostBalancedMAP``
 ``relaxations``  ``lp_relaxation``: LP relaxations for MAP with HiGHS (local polytope L2,
             triplet L3 and L3s, Sherali-Adams L_r), ``LPRelaxationResult``, ``LPSolverError``
 ``balance``  attractive / repulsive edges, ``is_balanced``, ``frustrated_cycle``,
@@ -67,6 +70,12 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "uproot",
         ],
         "relaxations": ["LEVELS", "LPRelaxationResult", "LPSolverError", "lp_relaxation"],
+        "almost_balanced": [
+            "AlmostBalancedMAP",
+            "almost_balanced_lp_map",
+            "almost_balanced_map",
+            "random_almost_balanced_model",
+        ],
         "balance": [
             "almost_balanced_vertex",
             "attractive_edges",

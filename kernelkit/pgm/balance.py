@@ -167,7 +167,7 @@ def _parity(
     fi = np.minimum(forest.row, forest.col)
     fj = np.maximum(forest.row, forest.col)
     weight = sp.coo_matrix((2.0 - repulsive, (edges[:, 0], edges[:, 1])), shape=(n, n)).tocsr()
-    fw = np.asarray(weight[fi, fj]).ravel()
+    fw = np.asarray(weight[fi, fj]).ravel() if fi.size else np.zeros(0)
     F = sp.coo_matrix((fw, (fi, fj)), shape=(n, n)).tocsr()
     _, labels = csgraph.connected_components(G, directed=False)
     _, roots = np.unique(labels, return_index=True)

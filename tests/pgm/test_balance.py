@@ -157,3 +157,10 @@ def test_bad_input():
         is_balanced(DiscreteModel([2, 2, 2], [((0, 1, 2), np.zeros((2, 2, 2)))]))
     with pytest.raises(TypeError, match="DiscreteModel"):
         frustrated_cycle(nx.cycle_graph(3))
+
+
+def test_a_model_without_coupled_pairs_is_balanced():
+    m = ising(nx.path_graph(3), fields=0.5, couplings=0.0)
+    assert is_balanced(m)
+    assert frustrated_cycle(m) is None
+    assert almost_balanced_vertex(m) is not None
