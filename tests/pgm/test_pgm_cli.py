@@ -1,0 +1,111 @@
+"""``kernelkit pgm infer`` on small UAI files."""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from kernelkit import cli
+from kernelkit.pgm import (
+    DiscreteModel,
+    exact_log_partition,
+    exact_map,
+    exact_marginals,
+    ising,
+    write_uai,
+)
+
+
+@pytest.fixture
+def grid(tmp_path):
+    """A 3x3 Ising grid with weak fields and strong couplings: the K heuristic reroots it."""
+    rng = np.random.RandomState(1)
+    G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(3, 3))
+    m = ising(
+        G,
+        fields=rng.uniform(-0.1, 0.1, 9),
+        couplings=rng.uniform(-8, 8, G.number_of_edges()),
+        spins="pm1",
+    )
+    path = tmp_path / "grid.uai"
+    write_uai(m, path)
+    return path, DiscreteModel(m.cardinalities, [(f.scope, f.table) for f in m.factors])
+
+
+def run(capsys, *argv):
+    code = cli.main(["pgm", "infer", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def read_results(path):
+    lines = path.read_text().split("\n")
+    res = {}
+    for key in ("PR", "MAR", "MPE"):
+        if key in lines:
+            res[key] = [float(t) for t in lines[lines.index(key) + 1].split()]
+    return res
+
+
+@pytest.mark.parametrize("reroot", ["none", "auto"])
+def test_exact_results_match_the_library(capsys, tmp_path, grid, reroot):
+    path, m = grid
+    out_file = tmp_path / "res.txt"
+    code, out, _ = run(capsys, path, "--method", "exact", "--reroot", reroot, "--out", out_file)
+    assert code == 0
+    if reroot == "auto":
+        assert "rerooted at variable" in out
+    res = read_results(out_file)
+    assert res["PR"][0] * math.log(10) == pytest.approx(exact_log_partition(m), rel=1e-10)
+    mar = np.array(res["MAR"][1:]).reshape(9, 3)[:, 1:]
+    np.testing.assert_allclose(mar, exact_marginals(m).marginals, atol=1e-10)
+    mpe = np.array(res["MPE"][1:], dtype=int)
+    assert m.score(mpe) == pytest.approx(exact_map(m).score, rel=1e-12)
+
+
+def test_lp_map_through_rerooting(capsys, grid):
+    path, m = grid
+    code, out, _ = run(capsys, path, "--method", "lp", "--level", "L3", "--reroot", "auto")
+    assert code == 0 and "integral" in out
+    score = float(out.split("MAP score = ")[1].split()[0])
+    assert score == pytest.approx(exact_map(m).score, rel=1e-9)
+
+
+def test_fractional_lp_is_an_error_not_an_answer(capsys, tmp_path):
+    # the frustrated triangle: L2 has a gap
+    m = ising(nx.cycle_graph(3), couplings=-1.0, spins="pm1")
+    path = tmp_path / "tri.uai"
+    write_uai(m, path)
+    code, _, err = run(capsys, path, "--method", "lp")
+    assert code == 2 and "not tight" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["--method", "lp", "--task", "marginals"], "MAP assignment only"),
+        (["--method", "lp", "--level", "SA"], "needs --r"),
+        (["--show", "-1"], "--show must be >= 0"),
+    ],
+)
+def test_bad_flags_exit_2(capsys, grid, argv, match):
+    path, _ = grid
+    code, _, err = run(capsys, path, *argv)
+    assert code == 2 and match in err
+
+
+def test_malformed_file_names_the_line(capsys, tmp_path):
+    path = tmp_path / "bad.uai"
+    path.write_text("MARKOV\n2\n2 2\n1\n2 0 1\n3\n1 1 1\n")
+    code, _, err = run(capsys, path)
+    assert code == 1 and "line 6" in err and "4 entries" in err
+
+
+def test_reroot_needs_a_binary_model(capsys, tmp_path):
+    path = tmp_path / "tern.uai"
+    write_uai(DiscreteModel([3, 2], [((0, 1), np.zeros((3, 2)))]), path)
+    code, _, err = run(capsys, path, "--reroot", "auto")
+    assert code == 2 and "binary" in err
