@@ -6,6 +6,12 @@
 ``exact``   ``exact_log_partition``, ``exact_marginals``, ``exact_map`` (variable
             elimination / junction tree, min-fill ordering), ``elimination_order``,
             brute-force references for small models
+``belief_propagation``  ``loopy_bp`` (sum- and max-product, log domain, damping, vectorised
+            per factor group), ``double_loop`` (HAK double-loop on the Bethe free energy,
+            convergent), ``BeliefPropagationResult``
+``variational``  ``mean_field`` (naive mean field, a lower bound on log Z), ``MeanFieldResult``
+``sampling``  ``gibbs_sample`` (the library's Gibbs sampler; Ising fast path),
+            ``GibbsResult``
 ``uai``     ``read_uai``, ``write_uai``: the UAI competition file format (line-numbered
             ``UAIFormatError`` for malformed files)
 ``parametrization``  binary models in the even (pure-potential) and moment bases
@@ -36,6 +42,9 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "model": ["DiscreteModel", "Factor", "FactorGroup", "ising"],
         "uai": ["UAIFormatError", "read_uai", "write_uai"],
+        "belief_propagation": ["BeliefPropagationResult", "double_loop", "loopy_bp"],
+        "variational": ["MeanFieldResult", "mean_field"],
+        "sampling": ["GibbsResult", "gibbs_sample"],
         "exact": [
             "EliminationOrder",
             "MAPResult",

@@ -1,0 +1,261 @@
+"""Loopy BP and the double-loop (HAK) algorithm against brute-force enumeration."""
+
+from __future__ import annotations
+
+import doctest
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import kernelkit.pgm.belief_propagation as bp_module
+from kernelkit.pgm.belief_propagation import BeliefPropagationResult, double_loop, loopy_bp
+from kernelkit.pgm.exact import (
+    brute_force_log_partition,
+    brute_force_map,
+    brute_force_marginals,
+)
+from kernelkit.pgm.model import DiscreteModel, ising
+
+
+def test_doctests():
+    assert doctest.testmod(bp_module).failed == 0
+
+
+def enumerate_factor_marginals(model):
+    """Exact factor marginals by enumeration (reference)."""
+    X = np.array(list(itertools.product(*[range(c) for c in model.cardinalities])))
+    s = model.score(X)
+    p = np.exp(s - s.max())
+    p /= p.sum()
+    out = []
+    for f in model.factors:
+        shape = f.table.shape
+        flat = np.ravel_multi_index(tuple(X[:, v] for v in f.scope), shape)
+        out.append(np.bincount(flat, weights=p, minlength=int(np.prod(shape))).reshape(shape))
+    return out
+
+
+def random_tree_model(seed, *, forbid=False, isolated=True):
+    """A random factor-graph tree: pairwise and triple factors on a random tree, unary
+    factors, mixed cardinalities, optionally some -inf entries and an isolated variable."""
+    rng = np.random.default_rng(seed)
+    n = 7
+    T = nx.random_labeled_tree(n, seed=seed)
+    cards = rng.integers(2, 4, size=n + (1 if isolated else 0)).tolist()
+    factors = []
+    edges = list(T.edges)
+    # merge the first two edges sharing a node into a triple factor (still a tree)
+    used = set()
+    for (a, b), (c, d) in itertools.combinations(edges, 2):
+        common = {a, b} & {c, d}
+        if common:
+            scope = tuple(sorted({a, b, c, d}))
+            factors.append((scope, rng.normal(size=[cards[v] for v in scope])))
+            used |= {(a, b), (c, d)}
+            break
+    for e in edges:
+        if e not in used:
+            factors.append((e, rng.normal(scale=1.5, size=(cards[e[0]], cards[e[1]]))))
+    for v in range(n):
+        table = rng.normal(size=cards[v])
+        if forbid and v % 3 == 0:
+            table[rng.integers(cards[v])] = -np.inf
+        factors.append(((v,), table))
+    return DiscreteModel(cards, factors)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("forbid", [False, True])
+def test_bp_exact_on_trees(seed, forbid):
+    m = random_tree_model(seed, forbid=forbid)
+    ref = brute_force_marginals(m)
+    r = loopy_bp(m, tol=1e-12)
+    assert isinstance(r, BeliefPropagationResult)
+    assert r.converged and r.n_iter <= 20
+    assert r.log_partition == pytest.approx(brute_force_log_partition(m), abs=1e-9)
+    for a, b in zip(r.marginals, ref.marginals, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-10)
+    for a, b in zip(r.factor_marginals, enumerate_factor_marginals(m), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-10)
+    if forbid:
+        assert any(np.any(p == 0) for p in r.marginals)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_max_product_is_map_on_trees(seed):
+    m = random_tree_model(seed, forbid=seed % 2 == 1)
+    ref = brute_force_map(m)
+    r = loopy_bp(m, mode="max", tol=1e-12)
+    assert r.converged and r.log_partition is None
+    np.testing.assert_array_equal(r.assignment, ref.assignment)
+    assert r.score == pytest.approx(ref.score, abs=1e-12)
+    # the max-marginal of the MAP value is the largest
+    for v, p in enumerate(r.marginals):
+        assert p[ref.assignment[v]] == pytest.approx(p.max())
+
+
+@pytest.mark.parametrize("damping", [0.3, 0.7])
+def test_damping_keeps_the_fixed_point(damping):
+    m = random_tree_model(3)
+    plain = loopy_bp(m, tol=1e-12)
+    damped = loopy_bp(m, damping=damping, tol=1e-12)
+    assert damped.converged and damped.n_iter > plain.n_iter
+    assert damped.log_partition == pytest.approx(plain.log_partition, abs=1e-9)
+    for a, b in zip(damped.marginals, plain.marginals, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+
+
+def weak_grid(seed, scale=0.2):
+    rng = np.random.default_rng(seed)
+    G = nx.grid_2d_graph(3, 3)
+    return ising(
+        G,
+        fields=rng.uniform(-0.5, 0.5, G.number_of_nodes()),
+        couplings=rng.uniform(-scale, scale, G.number_of_edges()),
+        spins="pm1",
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_loopy_bp_close_to_exact_at_weak_couplings(seed):
+    m = weak_grid(seed)
+    ref = brute_force_marginals(m)
+    r = loopy_bp(m)
+    assert r.converged
+    err = max(np.abs(a - b).max() for a, b in zip(r.marginals, ref.marginals, strict=True))
+    assert err < 0.01
+    assert r.log_partition == pytest.approx(ref.log_partition, abs=0.02)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_double_loop_finds_the_bp_fixed_point(seed):
+    m = weak_grid(seed, scale=0.4)
+    r = loopy_bp(m, tol=1e-12)
+    d = double_loop(m, tol=1e-11)
+    assert r.converged and d.converged
+    assert d.log_partition == pytest.approx(r.log_partition, abs=1e-7)
+    for a, b in zip(d.marginals, r.marginals, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_double_loop_exact_on_trees(seed):
+    m = random_tree_model(seed, forbid=seed % 2 == 0)
+    d = double_loop(m, tol=1e-11)
+    assert d.converged and d.assignment is None
+    assert d.log_partition == pytest.approx(brute_force_log_partition(m), abs=1e-7)
+    for a, b in zip(d.marginals, brute_force_marginals(m).marginals, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-7)
+    for a, b in zip(d.factor_marginals, enumerate_factor_marginals(m), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def frustrated_k5():
+    # strong frustrated couplings: loopy BP oscillates (checked below)
+    rng = np.random.default_rng(2)
+    return ising(
+        nx.complete_graph(5),
+        fields=rng.uniform(-0.5, 0.5, 5),
+        couplings=rng.uniform(-3, 3, 10),
+        spins="pm1",
+    )
+
+
+def test_double_loop_converges_where_loopy_bp_does_not():
+    m = frustrated_k5()
+    assert not loopy_bp(m, max_iter=500).converged
+    d = double_loop(m)
+    assert d.converged
+    # the beliefs are locally consistent: every factor marginal sums to its variables'
+    for f, bf in zip(m.factors, d.factor_marginals, strict=True):
+        assert bf.sum() == pytest.approx(1.0)
+        for pos, v in enumerate(f.scope):
+            other = tuple(i for i in range(len(f.scope)) if i != pos)
+            np.testing.assert_allclose(bf.sum(axis=other), d.marginals[v], atol=1e-7)
+
+
+def test_double_loop_decreases_the_bethe_free_energy():
+    # with the inner problem solved, each outer step cannot increase F = -log_partition
+    m = frustrated_k5()
+    values = [
+        double_loop(m, max_iter=t, tol=1e-12, max_inner_iter=5000).log_partition
+        for t in range(1, 7)
+    ]
+    assert all(b >= a - 1e-9 for a, b in itertools.pairwise(values))
+
+
+def test_isolated_variable_and_no_factors():
+    m = DiscreteModel([3, 2], [((1,), [0.0, 1.0])])
+    for f in (loopy_bp, double_loop):
+        r = f(m)
+        assert r.log_partition == pytest.approx(np.log(3) + np.log(1 + np.e))
+        np.testing.assert_allclose(r.marginals[0], [1 / 3] * 3)
+    empty = DiscreteModel([2, 2], [])
+    assert loopy_bp(empty).log_partition == pytest.approx(np.log(4))
+    assert loopy_bp(empty, mode="max").assignment.tolist() == [0, 0]
+
+
+def test_max_iter_zero_and_reporting():
+    m = random_tree_model(0)
+    r = loopy_bp(m, max_iter=0)
+    assert r.n_iter == 0 and not r.converged
+    r = loopy_bp(m, max_iter=1)
+    assert r.n_iter == 1 and not r.converged
+    assert double_loop(m, max_iter=0).n_iter == 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"damping": 1.0}, ValueError, "damping"),
+        ({"damping": -0.1}, ValueError, "damping"),
+        ({"damping": "0.5"}, TypeError, "damping"),
+        ({"mode": "mean"}, ValueError, "mode"),
+        ({"max_iter": -1}, ValueError, "max_iter"),
+        ({"max_iter": 1.5}, TypeError, "max_iter"),
+        ({"tol": -1e-3}, ValueError, "tol"),
+        ({"tol": "small"}, TypeError, "tol"),
+    ],
+)
+def test_loopy_bp_bad_input(kwargs, exc, match):
+    m = random_tree_model(0)
+    with pytest.raises(exc, match=match):
+        loopy_bp(m, **kwargs)
+
+
+def test_bad_model_and_double_loop_arguments():
+    with pytest.raises(TypeError, match="model"):
+        loopy_bp(nx.path_graph(3))
+    m = random_tree_model(0)
+    with pytest.raises(ValueError, match="max_inner_iter"):
+        double_loop(m, max_inner_iter=0)
+    with pytest.raises(ValueError, match="max_iter"):
+        double_loop(m, max_iter=-2)
+    with pytest.raises(ValueError, match="tol"):
+        double_loop(m, tol=np.inf)
+
+
+def test_infeasible_model():
+    m = DiscreteModel([2, 2], [((0, 1), np.full((2, 2), -np.inf))])
+    for f in (loopy_bp, double_loop):
+        r = f(m)
+        assert r.log_partition == -np.inf
+        assert all(np.all(p == 0) for p in r.marginals)
+
+
+def test_cardinality_one_reversed_scope_and_hard_constraints():
+    xor = np.array([[-np.inf, 0.0], [0.0, -np.inf]])
+    m = DiscreteModel(
+        [1, 2, 2, 3],
+        [((0, 1), [[0.3, 0.1]]), ((2, 1), xor), ((3, 2), np.log([[1, 2], [3, 4], [5, 6]]))],
+    )
+    ref = brute_force_marginals(m)
+    for f in (loopy_bp, double_loop):
+        r = f(m)
+        assert r.log_partition == pytest.approx(ref.log_partition, abs=1e-8)
+        for a, b in zip(r.marginals, ref.marginals, strict=True):
+            np.testing.assert_allclose(a, b, atol=1e-8)
+    r = loopy_bp(m, mode="max")
+    assert r.score == pytest.approx(brute_force_map(m).score)
