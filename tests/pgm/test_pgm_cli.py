@@ -109,3 +109,29 @@ def test_reroot_needs_a_binary_model(capsys, tmp_path):
     write_uai(DiscreteModel([3, 2], [((0, 1), np.zeros((3, 2)))]), path)
     code, _, err = run(capsys, path, "--reroot", "auto")
     assert code == 2 and "binary" in err
+
+
+def test_bp_is_exact_on_a_tree(capsys, tmp_path):
+    rng = np.random.RandomState(3)
+    G = nx.random_labeled_tree(8, seed=3)
+    m = ising(G, fields=rng.normal(size=8), couplings=rng.normal(size=7))
+    path, out_file = tmp_path / "tree.uai", tmp_path / "res.txt"
+    write_uai(m, path)
+    code, out, _ = run(capsys, path, "--method", "bp", "--out", out_file)
+    assert code == 0 and "did not converge" not in out
+    res = read_results(out_file)
+    assert res["PR"][0] * math.log(10) == pytest.approx(exact_log_partition(m), rel=1e-9)
+    mar = np.array(res["MAR"][1:]).reshape(8, 3)[:, 1:]
+    np.testing.assert_allclose(mar, exact_marginals(m).marginals, atol=1e-9)
+    assert m.score(np.array(res["MPE"][1:], dtype=int)) == pytest.approx(exact_map(m).score)
+
+
+def test_bp_marginals_through_rerooting_are_mapped_back(capsys, tmp_path, grid):
+    path, m = grid
+    out_file = tmp_path / "res.txt"
+    code, out, _ = run(capsys, path, "--method", "bp", "--reroot", "auto", "--out", out_file)
+    assert code == 0 and "rerooted at variable" in out
+    mar = np.array(read_results(out_file)["MAR"][1:]).reshape(9, 3)[:, 1:]
+    np.testing.assert_allclose(mar.sum(axis=1), 1.0, atol=1e-12)
+    # strong couplings, weak fields: BP after rerooting is close to exact here
+    np.testing.assert_allclose(mar, exact_marginals(m).marginals, atol=0.01)
