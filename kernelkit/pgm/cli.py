@@ -211,36 +211,21 @@ def _original_marginals(rerooting: Any, marginals: dict) -> list:
 
     if rerooting.kind == "original":
         return [np.asarray(m) for m in marginals["variables"]]
-    work, root = rerooting.model, rerooting.root
-    p_root = np.asarray(marginals["variables"][root], dtype=np.float64)
-    pairs = np.full((work.n_variables, 2, 2), np.nan)  # pairs[v, a, b] = p(x_root=a, x_v=b)
-    pairs[root] = np.diag(p_root)
-    if marginals["factors"] is None:
+    if marginals["factors"] is None:  # exact: the joints with the root, by clamping it
+        work, root = rerooting.model, rerooting.root
+        p_root = np.asarray(marginals["variables"][root], dtype=np.float64)
+        pairs = np.empty((work.n_variables, 2, 2))  # pairs[v, a, b] = p(x_root=a, x_v=b)
+        pairs[root] = np.diag(p_root)
         for a in (0, 1):  # the root is the last variable: the others keep their indices
+            pairs[:root, a] = 0.0
             if p_root[a] > 0:
                 sub = exact_marginals(clamp(work, work.variables[root], a)).marginals
                 pairs[:root, a] = p_root[a] * np.asarray(sub)
-            else:
-                pairs[:root, a] = 0.0
-    else:
-        for f, belief in zip(work.factors, marginals["factors"], strict=True):
-            if root not in f.scope:
-                continue
-            r_axis = f.scope.index(root)
-            for v_axis, v in enumerate(f.scope):
-                if v == root or not np.isnan(pairs[v, 0, 0]):
-                    continue
-                other = tuple(k for k in range(len(f.scope)) if k not in (r_axis, v_axis))
-                joint = np.asarray(belief).sum(axis=other)
-                pairs[v] = joint if r_axis < v_axis else joint.T
-    missing = [str(work.variables[v]) for v in range(work.n_variables) if np.isnan(pairs[v, 0, 0])]
-    if missing:
-        raise UsageError(
-            "BP marginals cannot be mapped back through the rerooting: no factor of the "
-            f"rerooted model joins the root with {', '.join(missing[:5])}"
-            f"{' ...' if len(missing) > 5 else ''}; use --method exact or --reroot none"
-        )
-    return list(rerooting.to_original_marginals(pairs))
+        return list(rerooting.to_original_marginals(pairs))
+    try:
+        return list(rerooting.marginals_from_beliefs(marginals["variables"], marginals["factors"]))
+    except ValueError as exc:
+        raise UsageError(f"{exc}; use --method exact or --reroot none for marginals") from None
 
 
 def _write_results(path: str, log_z: Any, marginals: Any, assignment: Any) -> None:

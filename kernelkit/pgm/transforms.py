@@ -39,6 +39,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -384,6 +385,63 @@ class Rerooting:
         if self.vertex is not None:
             out[self.vertex] = P[self.root].sum(axis=1)
         return out
+
+    def marginals_from_beliefs(
+        self, marginals: Sequence[Any], factor_marginals: Sequence[Any]
+    ) -> np.ndarray:
+        """The singleton marginals of ``M`` from approximate beliefs of ``model``.
+
+        Each variable's joint with the root is read from the belief of a factor whose
+        scope holds both (marginalised onto the pair), and mapped back by
+        :meth:`to_original_marginals` (eqs. 2.6, 2.10-2.11). This is how marginals of a
+        rerooted model are compared with those of the original (Rowland 2018, §2.5.2).
+
+        Parameters
+        ----------
+        marginals : sequence of array-like
+            Beliefs of the variables of ``model`` (e.g. ``loopy_bp(model).marginals``).
+        factor_marginals : sequence of array-like
+            Beliefs of the factors of ``model``, one per factor, in ``model.factors``
+            order (e.g. ``loopy_bp(model).factor_marginals``).
+
+        Returns
+        -------
+        ndarray, shape (n, 2)
+
+        Raises
+        ------
+        ValueError
+            A variable shares no factor with the root (its joint with the root is not
+            among the beliefs).
+        """
+        if self.root is None:
+            return np.array([np.asarray(m, dtype=np.float64) for m in marginals])
+        work, root = self.model, self.root
+        if len(factor_marginals) != len(work.factors):
+            raise ValueError(
+                f"factor_marginals must have one belief per factor ({len(work.factors)}), "
+                f"got {len(factor_marginals)}"
+            )
+        pairs = np.full((work.n_variables, 2, 2), np.nan)  # p(x_root = a, x_v = b)
+        pairs[root] = np.diag(np.asarray(marginals[root], dtype=np.float64))
+        for f, belief in zip(work.factors, factor_marginals, strict=True):
+            if root not in f.scope:
+                continue
+            r_axis = f.scope.index(root)
+            for v_axis, v in enumerate(f.scope):
+                if v == root or not np.isnan(pairs[v, 0, 0]):
+                    continue
+                other = tuple(k for k in range(len(f.scope)) if k not in (r_axis, v_axis))
+                joint = np.asarray(belief, dtype=np.float64).sum(axis=other)
+                pairs[v] = joint if r_axis < v_axis else joint.T
+        missing = [work.variables[v] for v in range(work.n_variables) if np.isnan(pairs[v, 0, 0])]
+        if missing:
+            raise ValueError(
+                "no factor of the transformed model joins the root with the variables "
+                f"{missing[:5]}{' ...' if len(missing) > 5 else ''}: their marginals cannot "
+                "be mapped back from factor beliefs"
+            )
+        return self.to_original_marginals(pairs)
 
 
 def _root_name(model: DiscreteModel) -> Any:
