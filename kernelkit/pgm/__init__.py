@@ -26,6 +26,8 @@
             ``random_almost_balanced_model``, ``AlmostBalancedMAP``
 ``relaxations``  ``lp_relaxation``: LP relaxations for MAP with HiGHS (local polytope L2,
             triplet L3 and L3s, Sherali-Adams L_r), ``LPRelaxationResult``, ``LPSolverError``
+``signings``  signed graphs, resigning, ``signing_orbits`` (§4.4.2), ``find_gap`` /
+            ``certify_tightness`` (L_r tightness per signing, §4.4), the graphs K5, O6, M8, Y5
 ``balance``  attractive / repulsive edges, ``is_balanced``, ``frustrated_cycle``,
             ``balancing_flip``, ``almost_balanced_vertex`` (Def. 1.12, Def. 3.1)
 ==========  ==============================================================================
@@ -84,6 +86,21 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "almost_balanced_lp_map",
             "almost_balanced_map",
             "random_almost_balanced_model",
+        ],
+        "signings": [
+            "GapSearchResult",
+            "SignedGraph",
+            "SigningOrbits",
+            "TightnessCertificate",
+            "certify_tightness",
+            "find_gap",
+            "forbidden_minor_graphs",
+            "octahedron_graph",
+            "odd_complete_graph",
+            "pentagonal_prism_graph",
+            "relaxation_gap",
+            "signing_orbits",
+            "wagner_graph",
         ],
         "balance": [
             "almost_balanced_vertex",
