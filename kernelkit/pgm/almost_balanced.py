@@ -50,7 +50,7 @@ from kernelkit.pgm.balance import (
     frustrated_cycle,
     is_balanced,
 )
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 from kernelkit.pgm.relaxations import LPRelaxationResult, LPSolverError, lp_relaxation
 from kernelkit.pgm.transforms import clamp
 
@@ -101,8 +101,7 @@ class AlmostBalancedMAP:
 
 
 def _check_binary_pairwise(model: Any) -> DiscreteModel:
-    if not isinstance(model, DiscreteModel):
-        raise TypeError(f"model must be a DiscreteModel, got {type(model).__name__}")
+    _check_model(model)
     if not model.is_binary:
         raise ValueError(
             "model must be binary (every cardinality 2) for almost balanced MAP, got "

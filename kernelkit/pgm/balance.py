@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = [
     "almost_balanced_vertex",
@@ -45,13 +45,7 @@ __all__ = [
 
 
 def _check_pairwise(model: Any) -> DiscreteModel:
-    if not isinstance(model, DiscreteModel):
-        raise TypeError(f"model must be a DiscreteModel, got {type(model).__name__}")
-    if not model.is_binary:
-        raise ValueError(
-            "model must be binary (every cardinality 2), got cardinalities "
-            f"{model.cardinalities.tolist()}"
-        )
+    _check_model(model, binary=True)
     arities = {f.arity for f in model.factors}
     if arities - {0, 1, 2}:
         raise ValueError(f"model must be pairwise (factor arities <= 2), got arities {arities}")

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit._validation import check_in, check_int
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = ["BeliefPropagationResult", "double_loop", "loopy_bp"]
 
@@ -227,12 +227,6 @@ def _interaction_colouring(model: DiscreteModel) -> list[np.ndarray]:
         colour = nx.greedy_color(G, strategy="largest_first")
     labels = np.array([colour[v] for v in range(model.n_variables)], dtype=np.int64)
     return [np.flatnonzero(labels == c) for c in np.unique(labels)]
-
-
-def _check_model(model: Any) -> DiscreteModel:
-    if not isinstance(model, DiscreteModel):
-        raise TypeError(f"model must be a DiscreteModel, got {type(model).__name__}")
-    return model
 
 
 def _check_tol(tol: Any) -> float:

@@ -59,7 +59,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit import _memory
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = [
     "BRUTE_FORCE_LIMIT",
@@ -805,11 +805,6 @@ def _all_scores(model: DiscreteModel) -> np.ndarray:
         X = np.stack(np.unravel_index(idx, shape), axis=1).astype(dtype)
         out[idx] = model.score(X)
     return out.reshape(shape)
-
-
-def _check_model(model: Any) -> None:
-    if not isinstance(model, DiscreteModel):
-        raise TypeError(f"model must be a DiscreteModel, got {type(model).__name__}")
 
 
 def _check_feasible(value: float, what: str) -> None:

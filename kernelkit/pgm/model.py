@@ -332,6 +332,19 @@ class DiscreteModel:
         )
 
 
+def _check_model(model: Any, *, binary: bool = False, name: str = "model") -> DiscreteModel:
+    """``model`` if it is a :class:`DiscreteModel` (and binary when ``binary``), else a
+    TypeError / ValueError naming ``name``: the one argument check of the ``pgm`` modules."""
+    if not isinstance(model, DiscreteModel):
+        raise TypeError(f"{name} must be a DiscreteModel, got {type(model).__name__}")
+    if binary and not model.is_binary:
+        raise ValueError(
+            f"{name} must be binary (every cardinality 2), got cardinalities "
+            f"{model.cardinalities.tolist()}"
+        )
+    return model
+
+
 def ising(
     G: Any,
     fields: Any = 0.0,

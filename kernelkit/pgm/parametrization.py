@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit._validation import check_int, check_random_state
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = [
     "THESIS_SCALES",
@@ -156,14 +156,7 @@ def _moment_inverse(k: int) -> np.ndarray:
 
 
 def _check_binary(model: Any, name: str = "model") -> DiscreteModel:
-    if not isinstance(model, DiscreteModel):
-        raise TypeError(f"{name} must be a DiscreteModel, got {type(model).__name__}")
-    if not model.is_binary:
-        raise ValueError(
-            f"{name} must be binary (every cardinality 2), got cardinalities "
-            f"{model.cardinalities.tolist()}"
-        )
-    return model
+    return _check_model(model, binary=True, name=name)
 
 
 def _expand(model: DiscreteModel, basis: str, tol: Any) -> BasisExpansion:

@@ -75,7 +75,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from kernelkit._validation import check_in, check_int
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = ["LEVELS", "LPRelaxationResult", "LPSolverError", "lp_relaxation"]
 
@@ -253,8 +253,7 @@ def lp_relaxation(
     >>> round(lp_relaxation(m, "L3").value, 6), round(lp_relaxation(m, "SA", r=4).value, 6)
     (6.666667, 6.0)
     """
-    if not isinstance(model, DiscreteModel):
-        raise TypeError(f"model must be a DiscreteModel, got {type(model).__name__}")
+    _check_model(model)
     check_in(level, "level", LEVELS)
     if level != "SA" and r is not None:
         raise ValueError(f"r is only used with level='SA', got r={r!r} with level={level!r}")

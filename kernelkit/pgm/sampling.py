@@ -30,12 +30,11 @@ import numpy as np
 
 from kernelkit._validation import check_int, check_random_state
 from kernelkit.pgm.belief_propagation import (
-    _check_model,
     _interaction_colouring,
     _ising_parameters,
     _normalise_rows,
 )
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = ["GibbsResult", "gibbs_sample"]
 

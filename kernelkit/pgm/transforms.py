@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit._validation import check_in
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 from kernelkit.pgm.parametrization import from_even_basis, to_even_basis
 
 __all__ = [
@@ -72,17 +72,6 @@ HEURISTICS: dict[str, dict[int, tuple[float, float]]] = {
 }
 
 _METHODS = ("even", "table")
-
-
-def _check_model(model: Any, *, binary: bool) -> DiscreteModel:
-    if not isinstance(model, DiscreteModel):
-        raise TypeError(f"model must be a DiscreteModel, got {type(model).__name__}")
-    if binary and not model.is_binary:
-        raise ValueError(
-            f"model must be binary (every cardinality 2), got cardinalities "
-            f"{model.cardinalities.tolist()}"
-        )
-    return model
 
 
 def _variable_index(model: DiscreteModel, variable: Any, name: str = "variable") -> int:

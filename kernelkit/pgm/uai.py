@@ -46,7 +46,7 @@ from typing import IO
 
 import numpy as np
 
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = ["UAIFormatError", "read_uai", "write_uai"]
 
@@ -202,8 +202,7 @@ def write_uai(model: DiscreteModel, target: str | os.PathLike[str] | IO[str]) ->
     model : DiscreteModel
     target : path or text file object
     """
-    if not isinstance(model, DiscreteModel):
-        raise TypeError(f"model must be a DiscreteModel, got {type(model).__name__}")
+    _check_model(model)
     buf = io.StringIO()
     buf.write("MARKOV\n")
     buf.write(f"{model.n_variables}\n")

@@ -32,14 +32,13 @@ from scipy.special import expit
 
 from kernelkit._validation import check_int
 from kernelkit.pgm.belief_propagation import (
-    _check_model,
     _check_tol,
     _FactorGraph,
     _interaction_colouring,
     _ising_parameters,
     _normalise_rows,
 )
-from kernelkit.pgm.model import DiscreteModel
+from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = ["MeanFieldResult", "mean_field"]
 
