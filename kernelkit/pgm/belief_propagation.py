@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit._validation import check_in, check_int
+from kernelkit.pgm.exact import _logsumexp as _logsumexp_axes
 from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = ["BeliefPropagationResult", "double_loop", "loopy_bp"]
@@ -101,12 +102,9 @@ class BeliefPropagationResult:
 
 
 def _logsumexp(a: np.ndarray, axis: int = -1) -> np.ndarray:
-    """``log sum exp`` along ``axis``; all ``-inf`` gives ``-inf`` (no warning, no NaN)."""
-    m = a.max(axis=axis, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.exp(a - m).sum(axis=axis, keepdims=True)) + m
-    return np.squeeze(out, axis=axis)
+    """``log sum exp`` along one ``axis`` (:func:`kernelkit.pgm.exact._logsumexp`: all
+    ``-inf`` gives ``-inf``, no warning, no NaN)."""
+    return _logsumexp_axes(a, (axis % a.ndim,))
 
 
 def _normalise_rows(a: np.ndarray, mode: str) -> np.ndarray:
