@@ -70,7 +70,7 @@ import numpy as np
 from kernelkit._progress import progress
 from kernelkit.experiments import register
 from kernelkit.experiments._common import seeds
-from kernelkit.pgm.belief_propagation import double_loop, loopy_bp
+from kernelkit.pgm.belief_propagation import double_loop_batch, loopy_bp
 from kernelkit.pgm.exact import exact_log_partition, exact_map
 from kernelkit.pgm.model import DiscreteModel
 from kernelkit.pgm.parametrization import (
@@ -191,24 +191,32 @@ def approximate_parities(r: Rerooting, factor_marginals: list[np.ndarray]) -> np
     return out
 
 
-def evaluate_model(
-    model: DiscreteModel,
+def evaluate_models(
+    models: list[DiscreteModel],
     *,
     vertices: list[int] | None = None,
     tol: float = 1e-9,
     max_iter: int = 10000,
     max_inner_iter: int = 3,
     map_max_iter: int = 1000,
-) -> dict[str, Any]:
-    """Every compared transformation of one binary model: errors, times, convergence.
+) -> list[dict[str, Any]]:
+    """Every compared transformation of binary models of one hypergraph: errors, times,
+    convergence.
+
+    The models must share their factor scopes (the runs of one setting), so each
+    transformation's double-loop runs once for all of them
+    (:func:`~kernelkit.pgm.belief_propagation.double_loop_batch`; each model's iterates are
+    its own).
 
     Parameters
     ----------
-    model : DiscreteModel
-        Binary, finite tables, one pure potential per factor (as from ``random_model``).
+    models : list of DiscreteModel
+        Binary, finite tables, one pure potential per factor (as from ``random_model``),
+        the same scopes in the same order.
     vertices : list of int, optional
         The rerootings to evaluate, as vertices of ``M+`` (``n`` is the root: ``M``
-        itself); the heuristics' choices and the root are always added. Default: all.
+        itself); the root and every heuristic's choice on every model are always added.
+        Default: all.
     tol, max_iter, max_inner_iter : float, int, int
         Of the double-loop.
     map_max_iter : int
@@ -216,11 +224,12 @@ def evaluate_model(
 
     Returns
     -------
-    dict
-        ``"per_vertex"``: for each evaluated vertex of ``M+`` (sorted) the metrics and the
-        convergence flags; ``"uprooted"`` likewise; ``"choice"``: the vertex chosen by each
-        heuristic and the best / worst (by the log Z error); ``"methods"``: ``METHODS`` ->
-        metric -> value.
+    list of dict
+        Per model: ``"per_vertex"``: for each evaluated vertex of ``M+`` (sorted) the
+        metrics and the convergence flags; ``"uprooted"`` likewise; ``"choice"``: the
+        vertex chosen by each heuristic and the best / worst (by the log Z error);
+        ``"methods"``: ``METHODS`` -> metric -> value; ``"exact"``. ``"seconds"`` is the
+        double-loop time of the batch divided by the number of models.
 
     Examples
     --------
@@ -228,61 +237,78 @@ def evaluate_model(
 
     >>> from kernelkit.pgm.parametrization import random_model
     >>> m = random_model([(0,), (1,), (0, 1)], {1: 2.0, 2: 3.0}, random_state=1)
-    >>> res = evaluate_model(m)
+    >>> [res] = evaluate_models([m])
     >>> sorted(res["per_vertex"]), bool(res["methods"]["best"]["log_z"] < 1e-8)
     ([0, 1, 2], True)
     """
-    n = model.n_variables
-    log_z = exact_log_partition(model)
-    map_score = exact_map(model).score
-    q = exact_parities(model)
-    choice: dict[str, int] = {}
-    for h in HEURISTIC_NAMES:
-        s = reroot_scores(model, h)
-        choice[h] = n if s[n] >= s.max() else int(np.argmax(s))
+    n = models[0].n_variables
+    log_z = [exact_log_partition(m) for m in models]
+    map_score = [exact_map(m).score for m in models]
+    q = [exact_parities(m) for m in models]
+    choices: list[dict[str, int]] = []
+    for m in models:
+        choice: dict[str, int] = {}
+        for h in HEURISTIC_NAMES:
+            s = reroot_scores(m, h)
+            choice[h] = n if s[n] >= s.max() else int(np.argmax(s))
+        choices.append(choice)
     pool = set(range(n + 1)) if vertices is None else set(vertices)
-    pool |= {n, *choice.values()}
+    pool |= {n, *(c[h] for c in choices for h in HEURISTIC_NAMES)}
 
-    def solve(r: Rerooting) -> dict[str, Any]:
+    def solve(rs: list[Rerooting]) -> list[dict[str, Any]]:
         t0 = time.perf_counter()
-        dl = double_loop(r.model, tol=tol, max_iter=max_iter, max_inner_iter=max_inner_iter)
-        seconds = time.perf_counter() - t0
-        mp = loopy_bp(r.model, mode="max", max_iter=map_max_iter, tol=MAP_TOL)
-        assert dl.log_partition is not None and mp.assignment is not None
-        x = r.to_original_assignment(mp.assignment)
-        q_est = approximate_parities(r, dl.factor_marginals)
-        return {
-            "log_z": abs(r.to_original_log_partition(dl.log_partition) - log_z),
-            "map": float(map_score - model.score(x)),
-            "marginals": float(np.abs(q_est - q).sum()),
-            "seconds": seconds,
-            "dl_converged": bool(dl.converged),
-            "dl_n_iter": int(dl.n_iter),
-            "map_converged": bool(mp.converged),
-        }
+        dls = double_loop_batch(
+            [r.model for r in rs], tol=tol, max_iter=max_iter, max_inner_iter=max_inner_iter
+        )
+        seconds = (time.perf_counter() - t0) / len(rs)
+        out = []
+        for i, (r, dl) in enumerate(zip(rs, dls, strict=True)):
+            mp = loopy_bp(r.model, mode="max", max_iter=map_max_iter, tol=MAP_TOL)
+            assert dl.log_partition is not None and mp.assignment is not None
+            x = r.to_original_assignment(mp.assignment)
+            q_est = approximate_parities(r, dl.factor_marginals)
+            out.append(
+                {
+                    "log_z": abs(r.to_original_log_partition(dl.log_partition) - log_z[i]),
+                    "map": float(map_score[i] - models[i].score(x)),
+                    "marginals": float(np.abs(q_est - q[i]).sum()),
+                    "seconds": seconds,
+                    "dl_converged": bool(dl.converged),
+                    "dl_n_iter": int(dl.n_iter),
+                    "map_converged": bool(mp.converged),
+                }
+            )
+        return out
 
-    per_vertex: dict[int, dict[str, Any]] = {}
+    per_vertex: list[dict[int, dict[str, Any]]] = [{} for _ in models]
     for v in sorted(pool):
-        r = Rerooting(model, model, None, None) if v == n else reroot(model, v)
-        per_vertex[v] = solve(r)
-    up = solve(uproot(model))
-    errs = {v: per_vertex[v]["log_z"] for v in per_vertex}
-    choice["best"] = min(errs, key=lambda v: errs[v])
-    choice["worst"] = max(errs, key=lambda v: errs[v])
+        rs = [Rerooting(m, m, None, None) if v == n else reroot(m, v) for m in models]
+        for i, rec in enumerate(solve(rs)):
+            per_vertex[i][v] = rec
+    ups = solve([uproot(m) for m in models])
     metrics = ("log_z", "map", "marginals", "seconds")
-    methods: dict[str, dict[str, float]] = {
-        "original": {m: per_vertex[n][m] for m in metrics},
-        "uprooted": {m: up[m] for m in metrics},
-    }
-    for name in ("worst", "best", *HEURISTIC_NAMES):
-        methods[name] = {m: per_vertex[choice[name]][m] for m in metrics}
-    return {
-        "per_vertex": per_vertex,
-        "uprooted": up,
-        "choice": choice,
-        "methods": {k: methods[k] for k in METHODS},
-        "exact": {"log_z": log_z, "map": map_score},
-    }
+    results = []
+    for i in range(len(models)):
+        pv, choice = per_vertex[i], choices[i]
+        errs = {v: pv[v]["log_z"] for v in pv}
+        choice["best"] = min(errs, key=lambda v: errs[v])
+        choice["worst"] = max(errs, key=lambda v: errs[v])
+        methods: dict[str, dict[str, float]] = {
+            "original": {mt: pv[n][mt] for mt in metrics},
+            "uprooted": {mt: ups[i][mt] for mt in metrics},
+        }
+        for name in ("worst", "best", *HEURISTIC_NAMES):
+            methods[name] = {mt: pv[choice[name]][mt] for mt in metrics}
+        results.append(
+            {
+                "per_vertex": pv,
+                "uprooted": ups[i],
+                "choice": choice,
+                "methods": {k: methods[k] for k in METHODS},
+                "exact": {"log_z": log_z[i], "map": map_score[i]},
+            }
+        )
+    return results
 
 
 def _sweep(family: str, k: int, settings: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -295,31 +321,31 @@ def _sweep(family: str, k: int, settings: dict[str, Any], seed: int) -> dict[str
     values = {m: {mt: np.zeros((len(w_values), n_runs)) for mt in METRICS} for m in METHODS}
     choices: list[list[dict[str, int]]] = []
     counts = {"dl_not_converged": 0, "map_not_converged": 0, "solves": 0}
+    vertices = None
+    if settings["n_extra_reroots"] is not None:
+        rs = np.random.RandomState(seed)
+        vertices = rs.choice(n, settings["n_extra_reroots"], replace=False).tolist()
     for a, w in enumerate(w_values):
-        row = []
-        for b, s in enumerate(run_seeds):
-            model = random_model(scopes, {**THESIS_SCALES, k: float(w)}, random_state=s)
-            vertices = None
-            if settings["n_extra_reroots"] is not None:
-                rs = np.random.RandomState(s)
-                vertices = rs.choice(n, settings["n_extra_reroots"], replace=False).tolist()
-            res = evaluate_model(
-                model,
-                vertices=vertices,
-                tol=settings["tol"],
-                max_iter=settings["max_iter"],
-                max_inner_iter=settings["max_inner_iter"],
-                map_max_iter=settings["map_max_iter"],
-            )
+        models = [
+            random_model(scopes, {**THESIS_SCALES, k: float(w)}, random_state=s) for s in run_seeds
+        ]
+        results = evaluate_models(
+            models,
+            vertices=vertices,
+            tol=settings["tol"],
+            max_iter=settings["max_iter"],
+            max_inner_iter=settings["max_inner_iter"],
+            map_max_iter=settings["map_max_iter"],
+        )
+        for b, res in enumerate(results):
             for m in METHODS:
                 for mt in METRICS:
                     values[m][mt][a, b] = res["methods"][m][mt]
-            row.append(res["choice"])
             for rec in [*res["per_vertex"].values(), res["uprooted"]]:
                 counts["solves"] += 1
                 counts["dl_not_converged"] += not rec["dl_converged"]
                 counts["map_not_converged"] += not rec["map_converged"]
-        choices.append(row)
+        choices.append([res["choice"] for res in results])
     return {"family": family, "k": k, "values": values, "choices": choices, "counts": counts}
 
 

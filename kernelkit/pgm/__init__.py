@@ -8,7 +8,8 @@
             brute-force references for small models
 ``belief_propagation``  ``loopy_bp`` (sum- and max-product, log domain, damping, vectorised
             per factor group), ``double_loop`` (HAK double-loop on the Bethe free energy,
-            convergent), ``BeliefPropagationResult``
+            convergent; ``double_loop_batch`` for many models of one factor graph),
+            ``BeliefPropagationResult``
 ``variational``  ``mean_field`` (naive mean field, a lower bound on log Z), ``MeanFieldResult``
 ``sampling``  ``gibbs_sample`` (the library's Gibbs sampler; Ising fast path),
             ``GibbsResult``
@@ -44,7 +45,12 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "model": ["DiscreteModel", "Factor", "FactorGroup", "ising"],
         "uai": ["UAIFormatError", "read_uai", "write_uai"],
-        "belief_propagation": ["BeliefPropagationResult", "double_loop", "loopy_bp"],
+        "belief_propagation": [
+            "BeliefPropagationResult",
+            "double_loop",
+            "double_loop_batch",
+            "loopy_bp",
+        ],
         "variational": ["MeanFieldResult", "mean_field"],
         "sampling": ["GibbsResult", "gibbs_sample"],
         "exact": [

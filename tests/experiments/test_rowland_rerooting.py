@@ -14,7 +14,7 @@ from kernelkit.experiments.rowland_rerooting import (
     METRICS,
     QUICK,
     approximate_parities,
-    evaluate_model,
+    evaluate_models,
     exact_parities,
 )
 from kernelkit.pgm.belief_propagation import loopy_bp
@@ -90,7 +90,7 @@ def test_tree_model_is_exact():
     max-product and the maps back are exact: all errors vanish but the uprooted (a
     triangle) ones."""
     m = random_model([(0,), (1,), (0, 1)], {1: 2.0, 2: 3.0}, random_state=1)
-    res = evaluate_model(m)
+    [res] = evaluate_models([m])
     assert sorted(res["per_vertex"]) == [0, 1, 2]
     for rec in res["per_vertex"].values():
         assert rec["log_z"] < 1e-8 and rec["marginals"] < 1e-8 and rec["map"] == 0.0

@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 import kernelkit.pgm.belief_propagation as bp_module
-from kernelkit.pgm.belief_propagation import BeliefPropagationResult, double_loop, loopy_bp
+from kernelkit.pgm.belief_propagation import (
+    BeliefPropagationResult,
+    double_loop,
+    double_loop_batch,
+    loopy_bp,
+)
 from kernelkit.pgm.exact import (
     brute_force_log_partition,
     brute_force_map,
@@ -259,3 +264,78 @@ def test_cardinality_one_reversed_scope_and_hard_constraints():
             np.testing.assert_allclose(a, b, atol=1e-8)
     r = loopy_bp(m, mode="max")
     assert r.score == pytest.approx(brute_force_map(m).score)
+
+
+def mixed_loopy_model(seed, *, forbid=False):
+    """A loopy model with binary pairwise and 3-ary factors (the finite fast path when
+    ``forbid`` is False) and a ternary variable (the general path), seeded tables."""
+    rng = np.random.default_rng(seed)
+    cards = [2, 2, 2, 2, 2, 3]
+    factors = [((v,), rng.normal(size=cards[v])) for v in range(6)]
+    for a, b in [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)]:
+        factors.append(((a, b), rng.normal(scale=0.5, size=(2, 2))))
+    factors.append(((1, 3, 4), rng.normal(scale=0.5, size=(2, 2, 2))))
+    t = rng.normal(scale=0.5, size=(2, 3))
+    if forbid:
+        t[0, 2] = -np.inf
+    factors.append(((4, 5), t))
+    return DiscreteModel(cards, factors)
+
+
+@pytest.mark.parametrize("forbid", [False, True])
+def test_double_loop_fast_and_general_paths_find_the_bp_fixed_point(forbid):
+    m = mixed_loopy_model(1, forbid=forbid)
+    r = loopy_bp(m, tol=1e-13)
+    d = double_loop(m, tol=1e-12)
+    assert r.converged and d.converged
+    assert d.log_partition == pytest.approx(r.log_partition, abs=1e-8)
+    for a, b in zip(d.factor_marginals, r.factor_marginals, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-8)
+
+
+@pytest.mark.parametrize("forbid", [False, True])
+def test_double_loop_batch_equals_one_at_a_time(forbid):
+    """Each model of a batch follows its own iterates: the same results and iteration
+    counts as alone, also when the models stop at different outer iterations and when
+    some hit max_iter."""
+    models = [mixed_loopy_model(s, forbid=forbid) for s in range(4)]
+    models.append(frustrated_k5_like(models[0]))
+    settings = ({"max_iter": 100, "max_inner_iter": 3}, {"max_iter": 7, "max_inner_iter": 2})
+    for kwargs in settings:
+        batch = double_loop_batch(models, tol=1e-10, **kwargs)
+        alone = [double_loop(m, tol=1e-10, **kwargs) for m in models]
+        for b, a in zip(batch, alone, strict=True):
+            assert (b.n_iter, b.converged) == (a.n_iter, a.converged)
+            assert b.n_iter <= kwargs["max_iter"]
+            assert b.log_partition == pytest.approx(a.log_partition, abs=1e-10)
+            for x, y in zip(b.factor_marginals, a.factor_marginals, strict=True):
+                np.testing.assert_allclose(x, y, atol=1e-10)
+            for x, y in zip(b.marginals, a.marginals, strict=True):
+                np.testing.assert_allclose(x, y, atol=1e-10)
+        if kwargs["max_iter"] == 100:  # some stop early, the frustrated one runs on
+            assert len({r.n_iter for r in batch}) > 2 and not batch[-1].converged
+
+
+def frustrated_k5_like(model):
+    """``model``'s factor graph with strong, frustrated tables (many outer iterations)."""
+    rng = np.random.default_rng(9)
+    factors = []
+    for f in model.factors:
+        t = rng.uniform(-3, 3, size=f.table.shape) if f.arity > 1 else f.table
+        factors.append((f.scope, np.where(np.isneginf(f.table), -np.inf, t)))
+    return DiscreteModel(model.cardinalities, factors)
+
+
+def test_double_loop_batch_errors():
+    m = mixed_loopy_model(0)
+    with pytest.raises(TypeError, match="models must be a sequence"):
+        double_loop_batch(m)
+    with pytest.raises(ValueError, match="at least one"):
+        double_loop_batch([])
+    with pytest.raises(TypeError, match=r"models\[1\]"):
+        double_loop_batch([m, "x"])
+    other = DiscreteModel(m.cardinalities, [(f.scope, f.table) for f in m.factors[:-1]])
+    with pytest.raises(ValueError, match=r"one factor graph.*models\[1\]"):
+        double_loop_batch([m, other])
+    with pytest.raises(ValueError, match="max_inner_iter"):
+        double_loop_batch([m], max_inner_iter=0)
