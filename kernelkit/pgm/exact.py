@@ -31,6 +31,15 @@ is read off the clique where it was eliminated. This costs about twice one elimi
 for all marginals at once, where re-running the elimination with each variable last would
 cost ``n_variables`` eliminations.
 
+``log Z`` of a model whose largest clique table has at most ``2**12`` entries (an 8 x 8
+or 10 x 10 grid) is eliminated in the **linear domain** instead, where one ``np.einsum`` per
+step multiplies the bucket and sums out the variable: every factor table is exponentiated
+after subtracting its maximum and every message is divided by its maximum, the logs of the
+maxima adding up to ``log Z``, so nothing overflows. Should a product's maximum fall below
+``1e-250`` (strong frustration or hard constraints, where underflowed entries could
+matter), the call starts again in the log domain; both agree to ``1e-12`` relative
+(tested up to potentials of scale 50).
+
 ``-inf`` entries (hard constraints) are handled throughout; a model in which every
 assignment is forbidden has ``log Z = -inf``, and its marginals and MAP are an error.
 
@@ -181,106 +190,216 @@ def elimination_order(model: DiscreteModel) -> EliminationOrder:
     ('natural', 16, 131072)
     """
     _check_model(model)
-    order, _ = _choose_order(model, limit=None)
-    return order
+    return _choose_order(model, limit=None)[0]
 
 
-def _interaction_graph(model: DiscreteModel) -> list[set[int]]:
-    adj: list[set[int]] = [set() for _ in range(model.n_variables)]
-    for f in model.factors:
-        for v in f.scope:
-            adj[v].update(f.scope)
-    for v in range(model.n_variables):
-        adj[v].discard(v)
-    return adj
+def _bits(x: int) -> list[int]:
+    """The indices of the set bits of ``x``, ascending."""
+    out = []
+    while x:
+        low = x & -x
+        out.append(low.bit_length() - 1)
+        x ^= low
+    return out
 
 
-def _min_fill(adj: list[set[int]], cards: list[int], limit: int | None) -> list[int]:
-    """Greedy min-fill ordering (``adj`` is consumed). With a ``limit`` (table entries),
-    stop right after choosing a variable whose clique table exceeds it."""
+def _interaction_graph(model: DiscreteModel) -> np.ndarray:
+    """The interaction graph's adjacency matrix (boolean, no self loops), built from the
+    stacked scopes with no loop over factors."""
+    n = model.n_variables
+    A = np.zeros((n, n), dtype=bool)
+    for g in model.groups():
+        s = g.scopes
+        for a in range(s.shape[1]):
+            for b in range(s.shape[1]):
+                if a != b:
+                    A[s[:, a], s[:, b]] = True
+    return A
+
+
+def _bitsets(A: np.ndarray) -> list[int]:
+    """The rows of a boolean matrix as integers (bit ``j`` of row ``i`` is ``A[i, j]``)."""
+    n = A.shape[0]
+    if n == 0:
+        return []
+    rows = np.packbits(A, axis=1, bitorder="little")
+    w = rows.shape[1]
+    raw = rows.tobytes()
+    return [int.from_bytes(raw[v * w : (v + 1) * w], "little") for v in range(n)]
+
+
+def _min_fill(
+    adj: list[int], cards: list[int], limit: int | None, beat: tuple[int, int] | None = None
+) -> list[int]:
+    """Greedy min-fill ordering on neighbour bitsets (``adj`` is consumed). With a
+    ``limit`` (table entries), stop right after choosing a variable whose clique table
+    exceeds it. With ``beat = (max_table, total)`` (another ordering's), also stop once
+    the ordering can no longer be better: its largest table so far equals ``max_table``
+    and its work so far exceeds ``total``.
+
+    The keys ``(fill, clique table entries, index)`` are kept up to date incrementally:
+    eliminating ``v`` first joins its neighbours pairwise (a fill edge ``ab`` adds to the
+    fill of ``a`` the neighbours of ``a`` that ``b`` lacks, and the other way round, and
+    removes one from each common neighbour of ``a`` and ``b``), then removes ``v`` (each
+    neighbour ``u`` loses the pairs of ``v`` with its neighbours outside ``v``'s, i.e.
+    ``deg(u) - deg(v)`` of them once ``u`` has lost ``v``).
+    """
     n = len(adj)
-
-    def key(u: int) -> tuple[int, int, int]:
+    fill = [0] * n
+    size = [0] * n
+    for u in range(n):
         nb = adj[u]
-        # missing edges among the neighbours; each w in nb also counts itself once
-        fill = (sum(map(len, map(nb.difference, map(adj.__getitem__, nb)))) - len(nb)) // 2
-        return fill, math.prod(map(cards.__getitem__, nb)) * cards[u], u
-
-    keys = {u: key(u) for u in range(n)}
-    heap = list(keys.values())
+        f, t = 0, cards[u]
+        for a in _bits(nb):
+            f += (nb & ~adj[a]).bit_count() - 1  # ``a`` itself is not in adj[a]
+            t *= cards[a]
+        fill[u], size[u] = f // 2, t
+    heap = [(fill[u], size[u], u) for u in range(n)]
     heapq.heapify(heap)
-    alive = set(range(n))
+    alive = (1 << n) - 1
     order: list[int] = []
+    big, work = 0, 0
     while heap:
-        item = heapq.heappop(heap)
-        v = item[2]
-        if v not in alive or keys[v] != item:
+        f, t, v = heapq.heappop(heap)
+        if not (alive >> v) & 1 or f != fill[v] or t != size[v]:
             continue  # a stale entry
-        nb = adj[v]
         order.append(v)
-        if limit is not None and item[1] > limit:
+        if limit is not None and t > limit:
             break
-        alive.discard(v)
-        # Only the neighbours (whose neighbourhood changes) and the common neighbours of
-        # the ends of a fill edge (which gain an edge between two neighbours) change key.
-        touched = set(nb)
-        for a in nb:
-            for b in nb - adj[a]:
-                if a < b:
-                    touched.update(adj[a] & adj[b])
-        for u in nb:
-            adj[u].discard(v)
-            adj[u].update(nb - {u})
-        adj[v] = set()
-        for u in touched & alive:
-            k = key(u)
-            if k != keys[u]:
-                keys[u] = k
-                heapq.heappush(heap, k)
+        big, work = max(big, t), work + t
+        if beat is not None and big >= beat[0] and work > beat[1]:
+            break
+        vb = 1 << v
+        alive ^= vb
+        nb = adj[v]
+        nbl = _bits(nb)
+        changed = nb
+        for a in nbl:
+            miss = nb & ~adj[a] & ~((2 << a) - 1)  # fill edges ab, b > a
+            while miss:
+                low = miss & -miss
+                miss ^= low
+                b = low.bit_length() - 1
+                aa, ab = adj[a], adj[b]
+                fill[a] += (aa & ~ab).bit_count()
+                fill[b] += (ab & ~aa).bit_count()
+                common = aa & ab & ~vb
+                changed |= common
+                while common:
+                    low = common & -common
+                    common ^= low
+                    fill[low.bit_length() - 1] -= 1
+                adj[a], adj[b] = aa | (1 << b), ab | (1 << a)
+                size[a] *= cards[b]
+                size[b] *= cards[a]
+        d = len(nbl)
+        for u in nbl:
+            au = adj[u] & ~vb
+            adj[u] = au
+            fill[u] -= au.bit_count() + 1 - d
+            size[u] //= cards[v]
+        adj[v] = 0
+        changed &= alive
+        while changed:
+            low = changed & -changed
+            changed ^= low
+            u = low.bit_length() - 1
+            heapq.heappush(heap, (fill[u], size[u], u))
     return order
 
 
-def _cost(
-    adj: list[set[int]], cards: list[int], order: list[int], limit: int | None
-) -> tuple[int, int, int, bool]:
+@dataclass
+class _Symbolic:
+    """The elimination along one ordering, in positions ``0 .. n-1`` of the ordering."""
+
+    max_clique: int
+    max_table: int
+    total: int
+    ok: bool  # every clique table within the limit
+    peak: int  # bytes of the log Z elimination: messages in flight + clique + 2 separators
+    separators: list[int]  # bitset of the positions in each step's separator (ascending)
+
+
+def _cost(A: np.ndarray, cards: list[int], order: list[int], limit: int | None) -> _Symbolic:
     """Largest clique (variables), largest and total table entries of eliminating along
-    ``order`` (``adj`` is consumed); stops once a table exceeds ``limit``. The flag says
-    whether the whole ordering was within the limit."""
-    max_clique = max_table = total = 0
-    for v in order:
-        nb = adj[v]
-        size = cards[v] * math.prod(cards[w] for w in nb)
-        max_clique, max_table = max(max_clique, len(nb) + 1), max(max_table, size)
+    ``order``; stops once a table exceeds ``limit``.
+
+    Symbolic elimination on the elimination tree: with the adjacency relabelled to
+    positions, the separator of step ``i`` is the set of its later neighbours in the
+    filled graph; it is passed on, less itself, to its earliest member (the step that
+    consumes the message), so each step costs a few bitset operations.
+    """
+    n = len(order)
+    rows = _bitsets(A[np.ix_(order, order)]) if n else []
+    cp = [cards[v] for v in order]
+    uniform = cp[0] if cp and min(cp) == max(cp) else 0
+    release = [0] * (n + 1)  # message bytes consumed at each step
+    seps = [r & ~((2 << i) - 1) for i, r in enumerate(rows)]
+    max_clique = max_table = total = live = peak = 0
+    for i in range(n):
+        s = seps[i]
+        k = s.bit_count()
+        if uniform:
+            sep = uniform**k
+        else:
+            sep = 1
+            for u in _bits(s):
+                sep *= cp[u]
+        size = cp[i] * sep
+        max_clique, max_table = max(max_clique, k + 1), max(max_table, size)
         total += size
         if limit is not None and size > limit:
-            return max_clique, max_table, total, False
-        for u in nb:
-            adj[u].discard(v)
-            adj[u].update(nb - {u})
-        adj[v] = set()
-    return max_clique, max_table, total, len(order) == len(adj)
+            return _Symbolic(max_clique, max_table, total, False, peak, seps)
+        live -= release[i]
+        peak = max(peak, live + 8 * size + 16 * sep)
+        live += 8 * sep
+        if s:
+            low = s & -s
+            p = low.bit_length() - 1
+            seps[p] |= s ^ low
+            release[p] += 8 * sep
+    return _Symbolic(max_clique, max_table, total, True, peak, seps)
 
 
-def _choose_order(model: DiscreteModel, limit: int | None) -> tuple[EliminationOrder, bool]:
-    """The better of min-fill and the natural order, and whether it is within ``limit``."""
+def _choose_order(
+    model: DiscreteModel, limit: int | None
+) -> tuple[EliminationOrder, list[int], _Symbolic]:
+    """The better (smaller largest table, then total) of the natural order and min-fill,
+    the ordering as a list, and its symbolic elimination (``.ok``: within ``limit``).
+
+    Min-fill is abandoned as soon as it picks a table larger than the natural order's
+    largest one (it could only lose then).
+    """
     cards = [int(c) for c in model.cardinalities]
-    adj = _interaction_graph(model)
-    best: tuple[Any, ...] | None = None
-    for name, order in (
-        ("min-fill", _min_fill([set(a) for a in adj], cards, limit)),
-        ("natural", list(range(model.n_variables))),
-    ):
-        clique, table, total, ok = _cost([set(a) for a in adj], cards, order, limit)
-        cand = (not ok, table, total, name, order, clique)
-        if best is None or cand[:3] < best[:3]:
-            best = cand
-    assert best is not None
-    failed, table, total, name, order, clique = best
+    A = _interaction_graph(model)
+    n = model.n_variables
+    natural = list(range(n))
+    nat = _cost(A, cards, natural, limit)
+    if nat.ok:
+        min_fill = _min_fill(_bitsets(A), cards, nat.max_table, (nat.max_table, nat.total))
+    else:
+        min_fill = _min_fill(_bitsets(A), cards, limit)
+    best = ("natural", natural, nat)
+    if len(min_fill) == n or not nat.ok:
+        # A partial ordering stopped at a table over the limit: its cliques so far do not
+        # depend on how the remaining variables would follow.
+        rest = sorted(set(natural).difference(min_fill)) if len(min_fill) < n else []
+        mf = _cost(A, cards, min_fill + rest, limit)
+        if (not mf.ok, mf.max_table, mf.total) <= (not nat.ok, nat.max_table, nat.total):
+            best = ("min-fill", min_fill, mf)  # ties go to min-fill
+    name, order, sym = best
+    clique = sym.max_clique
     return (
         EliminationOrder(
-            np.array(order, dtype=np.int64), name, clique, max(clique - 1, 0), table, total
+            np.array(order, dtype=np.int64),
+            name,
+            clique,
+            max(clique - 1, 0),
+            sym.max_table,
+            sym.total,
         ),
-        not failed,
+        order,
+        sym,
     )
 
 
@@ -305,7 +424,8 @@ class _Plan:
 
 def _plan(model: DiscreteModel, mode: str) -> _Plan:
     """The symbolic elimination along :func:`elimination_order`, after the memory check."""
-    chosen, ok = _choose_order(model, limit=_memory.memory_limit() // 8)
+    chosen, _, sym = _choose_order(model, limit=_memory.memory_limit() // 8)
+    ok = sym.ok
     if not ok:  # stopped at a clique table that alone exceeds the memory
         _check_plan_memory(model, chosen, 8 * chosen.max_table_size, mode, partial=True)
     order = [int(v) for v in chosen.order]
@@ -540,6 +660,92 @@ def _upward(model: DiscreteModel, plan: _Plan, keep: bool) -> tuple[float, dict[
     return _root_total(plan, tables, model), tables
 
 
+# -- log Z in the linear domain --------------------------------------------------------------
+
+_LABELS = 52  # np.einsum's axis labels
+_MAX_OPERANDS = 32
+
+
+def _product(items: list[tuple[np.ndarray, list[int]]]) -> tuple[np.ndarray, list[int]]:
+    """The product of tables over the union of their axes' positions (ascending)."""
+    union = sorted(set().union(*(ps for _, ps in items)))
+    where = {p: j for j, p in enumerate(union)}
+    operands: list[Any] = []
+    for table, ps in items:
+        operands += (table, [where[p] for p in ps])
+    return np.einsum(*operands, list(range(len(union)))), union
+
+
+#: Largest clique table for the linear-domain path: beyond it np.einsum's multi-operand
+#: loop is slower than the log-domain elimination and allocates more than the clique.
+_LINEAR_MAX_TABLE = 2**12
+_TINY = 1e-250  # a product's maximum below this (inputs scaled to 1): use the log domain
+
+
+def _linear_log_partition(model: DiscreteModel, order: list[int], sym: _Symbolic) -> float | None:
+    """``log Z`` by sum-product elimination in the linear domain, with rescaling.
+
+    Each factor table is exponentiated after subtracting its maximum (the maxima add up
+    in ``log_scale``), so entries lie in ``[0, 1]`` and ``-inf`` becomes an exact zero.
+    Each step multiplies the tables of its bucket and sums out its variable in one
+    ``np.einsum`` (which never builds the clique table); the message is divided by its
+    maximum, whose log joins ``log_scale``: nothing overflows. What underflows (entries
+    below ``1e-308`` of their table's maximum) adds at most ``1e-308`` per clique entry
+    to a step's sum; that is negligible as long as the product's maximum stays far above
+    it. When a product's maximum falls below ``1e-250`` (tables whose large entries are
+    forbidden or tiny in the others: strong frustration, hard constraints, or an
+    infeasible model), return ``None``: the caller then eliminates in the log domain.
+    """
+    n = len(order)
+    pos = np.empty(n, dtype=np.int64)
+    pos[order] = np.arange(n)
+    cp = [int(model.cardinalities[v]) for v in order]
+    log_scale = 0.0
+    # bucket i: (table, positions of its axes) of the factors first eliminated at step i
+    buckets: list[list[tuple[np.ndarray, list[int]]]] = [[] for _ in range(n)]
+    for g in model.groups():
+        t, k = g.tables, g.arity
+        mx = t.reshape(len(t), -1).max(axis=1)
+        if mx.min() == -np.inf:
+            return -np.inf
+        log_scale += float(mx.sum())
+        if k == 0:
+            continue
+        lin = np.exp(t - mx.reshape((-1,) + (1,) * k))
+        P = pos[g.scopes]
+        for table, ps, first in zip(lin, P.tolist(), P.min(axis=1).tolist(), strict=True):
+            buckets[first].append((table, ps))
+    seps = sym.separators
+    log = math.log
+    for i in range(n):
+        items = buckets[i]
+        while len(items) > _MAX_OPERANDS:  # np.einsum takes at most 64 operands
+            items = [_product(items[:_MAX_OPERANDS]), *items[_MAX_OPERANDS:]]
+        if not items:  # a variable in no factor: it multiplies Z by its cardinality
+            log_scale += log(cp[i])
+            continue
+        sep = _bits(seps[i])
+        if sep and sep[-1] - i >= _LABELS:  # relabel the clique's positions compactly
+            where = {p: j for j, p in enumerate([i, *sep])}
+            operands: list[Any] = []
+            for table, ps in items:
+                operands += (table, [where[p] for p in ps])
+            out = np.einsum(*operands, list(range(1, len(sep) + 1)))
+        else:
+            operands = []
+            for table, ps in items:
+                operands += (table, [p - i for p in ps])
+            out = np.einsum(*operands, [p - i for p in sep])
+        m = float(out.max())
+        if m < _TINY:
+            return None
+        log_scale += log(m)
+        if sep:
+            out *= 1.0 / m
+            buckets[sep[0]].append((out, sep))
+    return log_scale
+
+
 # -- public exact inference ------------------------------------------------------------------
 
 
@@ -547,8 +753,11 @@ def exact_log_partition(model: DiscreteModel) -> float:
     """The log partition function ``log Z`` by variable elimination.
 
     ``log Z = log sum_x exp(sum_E theta_E(x_E))`` (Rowland 2018, Def. 1.1), computed by
-    sum-product variable elimination in the log domain along a min-fill ordering; memory
-    is bounded by the largest clique table (plus the messages in flight).
+    sum-product variable elimination along a min-fill ordering: in the linear domain with
+    rescaled tables when the largest clique table has at most ``2**12`` entries (falling
+    back to the log domain when precision is at risk), in the log domain otherwise (see
+    the module docstring); memory is bounded by the largest clique table (plus the
+    messages in flight).
 
     Parameters
     ----------
@@ -574,8 +783,15 @@ def exact_log_partition(model: DiscreteModel) -> float:
     80.300478
     """
     _check_model(model)
-    plan = _plan(model, "log_partition")
-    log_z, _ = _upward(model, plan, keep=False)
+    chosen, order, sym = _choose_order(model, limit=_memory.memory_limit() // 8)
+    if not sym.ok:  # stopped at a clique table that alone exceeds the memory
+        _check_plan_memory(model, chosen, 8 * chosen.max_table_size, "log_partition", True)
+    _check_plan_memory(model, chosen, sym.peak, "log_partition")
+    log_z = None
+    if chosen.max_table_size <= _LINEAR_MAX_TABLE:
+        log_z = _linear_log_partition(model, order, sym)
+    if log_z is None:  # large cliques, or precision at risk in the linear domain
+        log_z, _ = _upward(model, _plan(model, "log_partition"), keep=False)
     return log_z
 
 

@@ -246,3 +246,141 @@ def test_log_partition_equals_pgmpy():
     net.add_factors(*factors)
     phi = VariableElimination(net).query(["x0"], show_progress=False)
     assert exact_log_partition(m) == pytest.approx(np.log(phi.values.sum()), abs=1e-9)
+
+
+def strong_model(rng, n, scale, p_forbid, cards=(2, 3, 5)):
+    """Random pairwise-and-triple model with potentials ~ N(0, scale^2) and -inf entries."""
+    card = rng.choice(cards, size=n)
+    factors = [((i,), rng.normal(scale=scale, size=card[i])) for i in range(n)]
+    for _ in range(2 * n):
+        k = int(rng.choice([2, 3]))
+        scope = tuple(int(v) for v in rng.choice(n, size=k, replace=False))
+        table = rng.normal(scale=scale, size=tuple(card[list(scope)]))
+        table[rng.random(table.shape) < p_forbid] = -np.inf
+        factors.append((scope, table))
+    return DiscreteModel(card, factors)
+
+
+@pytest.mark.parametrize("scale", [0.1, 5.0, 20.0, 50.0])
+@pytest.mark.parametrize("p_forbid", [0.0, 0.3])
+def test_linear_domain_log_z_matches_log_domain_and_brute_force(scale, p_forbid):
+    """exact_log_partition (linear domain, rescaled) against the log-domain elimination
+    of exact_marginals and against enumeration, with strong potentials (|log Z| in the
+    hundreds: exp(log Z) itself would overflow) and hard constraints."""
+    rng = np.random.default_rng(int(10 * scale) + int(100 * p_forbid))
+    for _ in range(4):
+        m = strong_model(rng, 8, scale, p_forbid)
+        log_z = exact_log_partition(m)
+        ref = brute_force_log_partition(m)
+        if ref == -np.inf:
+            assert log_z == -np.inf
+            continue
+        assert log_z == pytest.approx(ref, rel=1e-12, abs=1e-12)
+        assert log_z == pytest.approx(exact_marginals(m).log_partition, rel=1e-12, abs=1e-12)
+
+
+def test_strong_grid_agrees_with_log_domain():
+    """8 x 8 Ising grids with fields and couplings ~ N(0, 5^2): potentials that span
+    e^{+-100} in one message, far outside what unscaled linear tables could hold."""
+    rng = np.random.default_rng(11)
+    G = nx.grid_2d_graph(8, 8)
+    for spins in ("01", "pm1"):
+        m = ising(
+            G,
+            fields=rng.normal(scale=5, size=64),
+            couplings=rng.normal(scale=5, size=G.number_of_edges()),
+            spins=spins,
+        )
+        log_z = exact_log_partition(m)
+        assert log_z > 100
+        assert log_z == pytest.approx(exact_marginals(m).log_partition, rel=1e-12)
+
+
+def test_infeasibility_found_inside_the_elimination():
+    """x_i == x_{i+1} around a cycle of 3-valued variables, and x_0 != x_{n-1}: every
+    factor table allows something, only a message reveals that nothing is allowed."""
+    n = 7
+    eq = np.where(np.eye(3, dtype=bool), 0.0, -np.inf)
+    factors = [((i, i + 1), eq) for i in range(n - 1)]
+    factors.append(((0, n - 1), np.where(np.eye(3, dtype=bool), -np.inf, 0.0)))
+    m = DiscreteModel([3] * n, factors)
+    assert exact_log_partition(m) == -np.inf
+    assert brute_force_log_partition(m) == -np.inf
+    # one table entirely -inf
+    m2 = DiscreteModel([2, 3], [((0, 1), np.full((2, 3), -np.inf)), ((0,), [0.0, 1.0])])
+    assert exact_log_partition(m2) == -np.inf
+
+
+def test_non_binary_cardinalities_match_brute_force():
+    rng = np.random.default_rng(21)
+    for cards in ((3,), (5,), (3, 4, 5), (1, 6)):
+        m = random_model(rng, 7, cards=cards, arities=(1, 2, 3), n_factors=12)
+        assert exact_log_partition(m) == pytest.approx(
+            brute_force_log_partition(m), rel=1e-12, abs=1e-12
+        )
+
+
+def test_many_factors_on_one_variable_and_far_apart_positions():
+    """A bucket with more tables than np.einsum takes at once, and a 60-cycle whose first
+    clique spans positions 0..59 (more than einsum's 52 axis labels)."""
+    rng = np.random.default_rng(4)
+    factors = [((0,), rng.normal(size=2)) for _ in range(70)]
+    factors += [((0, 1), rng.normal(size=(2, 3))) for _ in range(40)]
+    m = DiscreteModel([2, 3], factors)
+    assert exact_log_partition(m) == pytest.approx(brute_force_log_partition(m), rel=1e-12)
+    n = 60
+    G = nx.cycle_graph(n)
+    m = ising(G, fields=rng.normal(size=n), couplings=rng.normal(size=n), spins="pm1")
+    assert elimination_order(m).order[0] == 0
+    assert exact_log_partition(m) == pytest.approx(exact_marginals(m).log_partition, rel=1e-12)
+
+
+def test_ordering_matches_a_plain_min_fill():
+    """The min-fill ordering, which elimination_order may abandon early against the natural
+    order, is the plain greedy one: recompute it with sets and compare the choice."""
+
+    def plain(m):
+        adj = [set() for _ in range(m.n_variables)]
+        for f in m.factors:
+            for v in f.scope:
+                adj[v].update(u for u in f.scope if u != v)
+        cards = [int(c) for c in m.cardinalities]
+        order, alive = [], set(range(m.n_variables))
+        while alive:
+
+            def key(u):
+                nb = adj[u]
+                fill = sum(1 for a in nb for b in nb if a < b and b not in adj[a])
+                return fill, cards[u] * int(np.prod([cards[w] for w in nb])), u
+
+            v = min(alive, key=key)
+            order.append(v)
+            alive.remove(v)
+            for u in adj[v]:
+                adj[u] |= adj[v] - {u}
+                adj[u].discard(v)
+        return order
+
+    def sizes(m, order):
+        adj = [set() for _ in range(m.n_variables)]
+        for f in m.factors:
+            for v in f.scope:
+                adj[v].update(u for u in f.scope if u != v)
+        out = []
+        for v in order:
+            out.append(int(np.prod([m.cardinalities[w] for w in adj[v] | {v}])))
+            for u in adj[v]:
+                adj[u] |= adj[v] - {u}
+                adj[u].discard(v)
+        return max(out), sum(out)
+
+    rng = np.random.default_rng(8)
+    models = [random_model(rng, int(rng.integers(2, 14)), n_factors=12) for _ in range(15)]
+    models += [ising(nx.grid_2d_graph(L, L)) for L in (3, 4, 5, 8)]
+    for m in models:
+        mf, nat = plain(m), list(range(m.n_variables))
+        a, b = sizes(m, mf), sizes(m, nat)
+        e = elimination_order(m)
+        want = ("min-fill", mf) if a <= b else ("natural", nat)
+        assert (e.heuristic, e.order.tolist()) == want
+        assert (e.max_table_size, e.total_table_size) == min(a, b)
