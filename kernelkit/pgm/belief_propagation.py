@@ -399,7 +399,7 @@ def double_loop(
     *,
     max_iter: int = 10000,
     tol: float = 1e-9,
-    max_inner_iter: int = 1000,
+    max_inner_iter: int = 5,
 ) -> BeliefPropagationResult:
     """Minimise the Bethe free energy by the double-loop algorithm (HAK, Bethe clusters).
 
@@ -418,11 +418,15 @@ def double_loop(
     max_iter : int >= 0, default=10000
         Outer iterations.
     tol : float >= 0, default=1e-9
-        Stop when no variable log-belief changes by more than ``tol`` in an outer step;
-        also the inner loop's tolerance.
-    max_inner_iter : int >= 1, default=1000
-        Sweeps of the inner loop per outer iteration (warm-started); the run counts as
-        converged only when the last inner loop converged too.
+        Stop when no variable or factor belief (a probability) changes by more than
+        ``tol`` in an outer step, libDAI's criterion (max-norm distance of the beliefs);
+        the inner loop stops early when no variable belief changes by more than ``tol``
+        in a sweep.
+    max_inner_iter : int >= 1, default=5
+        Sweeps of the inner loop per outer iteration (warm-started): libDAI's ``HAK``
+        caps its inner loop at 5 passes (``doDoubleLoop``). The outer loop's fixed points
+        do not depend on it; more sweeps solve each convex inner problem more closely
+        (then each outer step cannot increase the Bethe free energy).
 
     Returns
     -------
@@ -457,7 +461,7 @@ def double_loop_batch(
     *,
     max_iter: int = 10000,
     tol: float = 1e-9,
-    max_inner_iter: int = 1000,
+    max_inner_iter: int = 5,
 ) -> list[BeliefPropagationResult]:
     """:func:`double_loop` on several models of one factor graph at once.
 
@@ -688,14 +692,27 @@ def _double_loop_run(
         for j, i in enumerate(ids.tolist()):
             final_tilde[i] = [s[j] for s in split]
 
+    def factor_beliefs(tilde: list[np.ndarray], lam: np.ndarray) -> np.ndarray:
+        """``(b, entries)``: the inner problem's factor beliefs, all factors of arity >= 2
+        side by side, as probabilities."""
+        b = lam.shape[0]
+        parts = [np.zeros((b, 0))]
+        for gi, g in enumerate(big):
+            B = tilde[gi]
+            for q in range(g.arity):
+                B = B + _expand(view(lam, gi, q), q, g.arity)
+            parts.append(np.exp(_normalise_rows(B.reshape(B.shape[0], -1), "sum")).reshape(b, -1))
+        return np.concatenate(parts, axis=1)
+
     tilde = make_tilde(tables, theta, logb)  # the final state's when max_iter = 0
+    old_pb, old_fb = np.exp(logb), factor_beliefs(tilde, lam)
     for it in range(1, max_iter + 1):
         tilde = make_tilde(tables, theta, logb)
         new_logb = logb
         b = lam.shape[0]
         inner_done = np.zeros(b, dtype=bool)
         for _ in range(max_inner_iter):
-            old_lam = lam
+            before = new_logb
             live = ~inner_done
             for mask in in_class:
                 m = messages(tilde, lam)
@@ -707,13 +724,15 @@ def _double_loop_run(
                     upd = np.where(np.isneginf(target), -np.inf, target - m)
                 lam = np.where(mask[None, :] & live[:, None], upd, lam)
                 new_logb = np.where(has[None, :, None] & live[:, None, None], mean, new_logb)
-            inner_done |= _row_max_change(lam, old_lam) <= tol
+            inner_done |= _row_max_change(np.exp(new_logb), np.exp(before)) <= tol
             if inner_done.all():
                 break
-        delta = _row_max_change(new_logb, logb)
         logb = new_logb
+        pb, fb = np.exp(logb), factor_beliefs(tilde, lam)
+        delta = np.maximum(_row_max_change(pb, old_pb), _row_max_change(fb, old_fb))
+        old_pb, old_fb = pb, fb
         n_iters[active] = it
-        done = (delta <= tol) & inner_done
+        done = delta <= tol
         if done.any():
             rows = np.flatnonzero(done)
             converged[active[rows]] = True
@@ -721,6 +740,7 @@ def _double_loop_run(
             keep = np.flatnonzero(~done)
             tables = take(tables, keep, b)
             theta, logb, lam, active = theta[keep], logb[keep], lam[keep], active[keep]
+            old_pb, old_fb = old_pb[keep], old_fb[keep]
             if active.size == 0:
                 break
     if active.size:  # max_iter reached (or max_iter = 0)
