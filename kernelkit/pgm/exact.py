@@ -62,6 +62,8 @@ from __future__ import annotations
 
 import heapq
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -361,11 +363,43 @@ def _cost(A: np.ndarray, cards: list[int], order: list[int], limit: int | None) 
     return _Symbolic(max_clique, max_table, total, True, peak, seps)
 
 
+#: The last orderings chosen, by (limit, cardinalities, scopes): an ordering depends on
+#: the factor graph only, and models of one graph (runs of an experiment, a tilted copy per
+#: potential, repeated queries) are common. Least recently used first.
+_ORDERS: OrderedDict[tuple[Any, ...], tuple[EliminationOrder, list[int], _Symbolic]] = OrderedDict()
+_ORDERS_SIZE = 32
+_ORDERS_LOCK = threading.Lock()
+
+
 def _choose_order(
     model: DiscreteModel, limit: int | None
 ) -> tuple[EliminationOrder, list[int], _Symbolic]:
     """The better (smaller largest table, then total) of the natural order and min-fill,
-    the ordering as a list, and its symbolic elimination (``.ok``: within ``limit``).
+    the ordering as a list, and its symbolic elimination (``.ok``: within ``limit``);
+    remembered for the last ``_ORDERS_SIZE`` factor graphs (the results are read-only)."""
+    key = (
+        limit,
+        model.cardinalities.tobytes(),
+        tuple((g.scopes.shape, g.scopes.tobytes()) for g in model.groups()),
+    )
+    with _ORDERS_LOCK:
+        hit = _ORDERS.get(key)
+        if hit is not None:
+            _ORDERS.move_to_end(key)
+            return hit
+    res = _compute_order(model, limit)
+    res[0].order.flags.writeable = False
+    with _ORDERS_LOCK:
+        _ORDERS[key] = res
+        while len(_ORDERS) > _ORDERS_SIZE:
+            _ORDERS.popitem(last=False)
+    return res
+
+
+def _compute_order(
+    model: DiscreteModel, limit: int | None
+) -> tuple[EliminationOrder, list[int], _Symbolic]:
+    """:func:`_choose_order` without the memory.
 
     Min-fill is abandoned as soon as it picks a table larger than the natural order's
     largest one (it could only lose then).

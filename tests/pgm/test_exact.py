@@ -384,3 +384,23 @@ def test_ordering_matches_a_plain_min_fill():
         want = ("min-fill", mf) if a <= b else ("natural", nat)
         assert (e.heuristic, e.order.tolist()) == want
         assert (e.max_table_size, e.total_table_size) == min(a, b)
+
+
+def test_orderings_remembered_per_factor_graph_only():
+    """The ordering is remembered by factor graph: models of one graph with other tables
+    get their own exact values; another graph with the same table shapes its own order."""
+    import kernelkit.pgm.exact as ex
+
+    rng = np.random.default_rng(4)
+    G = nx.grid_2d_graph(3, 4)
+    values = []
+    for _ in range(3):
+        m = ising(G, fields=rng.normal(size=12), couplings=rng.normal(size=17), spins="pm1")
+        values.append(exact_log_partition(m))
+        assert values[-1] == pytest.approx(brute_force_log_partition(m), abs=1e-10)
+    assert len(set(values)) == 3
+    path = ising(nx.path_graph(12), fields=0.3, couplings=0.5)
+    order = elimination_order(path)
+    assert order.max_clique_size == 2 and not order.order.flags.writeable
+    assert elimination_order(path) is order  # remembered
+    assert len(ex._ORDERS) <= ex._ORDERS_SIZE
