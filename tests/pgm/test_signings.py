@@ -119,6 +119,7 @@ def test_rays_lie_in_cone():
     d = sg.n_vertices + sg.signs.shape[0]
     R = _extreme_rays(A, d, max_rays=10_000)
     assert np.all(R @ A.T >= -1e-9)
+    assert R.shape[0] >= 1
     # each ray is tight on d - 1 independent rows
     for ray in R:
         tight = A[np.abs(A @ ray) <= 1e-9]
@@ -136,3 +137,91 @@ def test_validation():
         relaxation_gap(odd_complete_graph(3), np.zeros(5), 2)
     with pytest.raises(TypeError, match="sg"):
         find_gap(nx.path_graph(3), 2)
+
+
+def _normalised_rows(R, d):
+    R = np.asarray(R, dtype=float).reshape(-1, d)
+    R = R / np.abs(R).max(axis=1, keepdims=True)
+    return np.unique(np.round(R, 7), axis=0)
+
+
+def _brute_force_rays(A, d, tol=1e-9):
+    """Every (d-1)-subset of rows of rank d-1: its null vector (either sign) if feasible."""
+    from itertools import combinations
+
+    found = []
+    for rows in combinations(range(A.shape[0]), d - 1):
+        sub = A[list(rows)]
+        _, sv, vt = np.linalg.svd(sub)
+        if np.sum(sv > 1e-9) != d - 1:
+            continue
+        for ray in (vt[-1], -vt[-1]):
+            if np.all(A @ ray >= -tol):
+                found.append(ray)
+    return _normalised_rows(np.array(found), d)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_extreme_rays_match_brute_force_on_random_cones(seed):
+    from kernelkit.pgm.signings import _extreme_rays
+
+    rng = np.random.RandomState(seed)
+    d = 4 + seed % 2
+    # a pointed cone: the identity rows plus random integer rows (degenerate on purpose)
+    A = np.vstack([np.eye(d), rng.randint(-1, 3, size=(6 + seed, d))]).astype(float)
+    A = A[rng.permutation(A.shape[0])]
+    R = _extreme_rays(A, d, max_rays=10_000)
+    assert np.all(R @ A.T >= -1e-9)
+    assert R.shape[0] >= 1
+    np.testing.assert_allclose(_normalised_rows(R, d), _brute_force_rays(A, d), atol=1e-6)
+
+
+@pytest.mark.parametrize("signs", [[1, 1, 1], [1, 1, -1], [-1, -1, -1], [1, -1, -1]])
+def test_extreme_rays_of_k3_cones_match_brute_force(signs):
+    from kernelkit.pgm.signings import _cone_rows, _extreme_rays
+
+    sg = SignedGraph.from_signs(nx.complete_graph(3), signs)
+    A = _cone_rows(sg)
+    R = _extreme_rays(A, 6, max_rays=10_000)
+    np.testing.assert_allclose(_normalised_rows(R, 6), _brute_force_rays(A, 6), atol=1e-6)
+
+
+def test_extreme_rays_rejects_a_cone_with_a_line():
+    from kernelkit.pgm.signings import _extreme_rays
+
+    with pytest.raises(ValueError, match="not pointed"):
+        _extreme_rays(np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), 3, max_rays=10)
+
+
+def test_rays_on_a_treewidth_3_support_have_no_l4_gap():
+    """The reduction behind ``n_skipped``: a ray of a K5 cone with a zero edge lives on
+    K5 minus an edge (treewidth 3), where L4 is exact."""
+    from kernelkit.pgm.signings import _cone_rows, _extreme_rays, _lp
+
+    sg = odd_complete_graph(5).resign([0, 1])  # some even edges: rays with positive entries
+    R = _extreme_rays(_cone_rows(sg), 15, max_rays=100_000)
+    partial = R[np.any(R > 1e-9, axis=1) & np.any(np.abs(R[:, 5:]) <= 1e-9, axis=1)]
+    assert partial.shape[0] > 0
+    for ray in partial[:: max(1, partial.shape[0] // 8)]:
+        value, _ = _lp(sg, ray, 4)
+        assert value <= 1e-6 and _brute_map(sg, ray) == pytest.approx(0.0, abs=1e-9)
+    cert = certify_tightness(odd_complete_graph(5), 4, stop_at_gap=False)
+    assert cert.tight is False and cert.n_skipped > 0
+    assert cert.n_lps + cert.n_skipped <= cert.n_rays
+
+
+def test_wagner_balanced_orbit_certified_tight():
+    """M8's last orbit (balanced): exact, every ray needs no LP or has no gap."""
+    orb = signing_orbits(forbidden_minor_graphs()["M8"])
+    sg = orb.representatives[-1]
+    assert sg.is_balanced
+    cert = certify_tightness(sg, 4)
+    assert cert.tight is True and cert.n_cones == 18 and cert.max_gap <= 1e-6
+
+
+@pytest.mark.slow
+def test_wagner_orbit_with_lps_certified_tight():
+    """M8's third orbit solves ~19 L4 LPs on full-support rays (about 20 s): tight (thesis)."""
+    sg = signing_orbits(forbidden_minor_graphs()["M8"]).representatives[2]
+    cert = certify_tightness(sg, 4)
+    assert cert.tight is True and cert.n_lps > 0 and cert.n_skipped > 0
