@@ -50,7 +50,7 @@ from kernelkit.pgm.balance import (
     frustrated_cycle,
     is_balanced,
 )
-from kernelkit.pgm.model import DiscreteModel, _check_model
+from kernelkit.pgm.model import DiscreteModel, _check_model, _variable_index
 from kernelkit.pgm.relaxations import LPRelaxationResult, LPSolverError, lp_relaxation
 from kernelkit.pgm.transforms import clamp
 
@@ -121,7 +121,7 @@ def _check_binary_pairwise(model: Any) -> DiscreteModel:
 def _distinguished_vertex(model: DiscreteModel, s: Hashable | None) -> int:
     """``s`` as an index, checked to be a distinguished vertex; found when None."""
     if not _has_signed_edge(model):  # no attractive or repulsive edge: balanced
-        return 0 if s is None else _vertex_index(model, s)
+        return 0 if s is None else _variable_index(model, s, "s")
     if s is None:
         found = almost_balanced_vertex(model)
         if found is None:
@@ -132,7 +132,7 @@ def _distinguished_vertex(model: DiscreteModel, s: Hashable | None) -> int:
                 "and deleting any one of its vertices leaves another frustrated cycle"
             )
         return int(found)
-    index = _vertex_index(model, s)
+    index = _variable_index(model, s, "s")
     rest_model = clamp(model, model.variables[index], 0)
     if _has_signed_edge(rest_model) and not is_balanced(rest_model):
         rest = frustrated_cycle(rest_model)
@@ -148,18 +148,6 @@ def _distinguished_vertex(model: DiscreteModel, s: Hashable | None) -> int:
 def _has_signed_edge(model: DiscreteModel) -> bool:
     """Whether some pairwise factor is attractive or repulsive (Def. 1.12)."""
     return bool(np.any(edge_weights(model)[1] != 0))
-
-
-def _vertex_index(model: DiscreteModel, s: Any) -> int:
-    try:
-        if s in model.variables:
-            return model.index(s)
-    except TypeError:
-        pass
-    if isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)):
-        if 0 <= int(s) < model.n_variables:
-            return int(s)
-    raise ValueError(f"s must be a variable name or an index 0..{model.n_variables - 1}, got {s!r}")
 
 
 def _balanced_map(model: DiscreteModel) -> tuple[np.ndarray | None, float, bool, int, int]:

@@ -345,6 +345,25 @@ def _check_model(model: Any, *, binary: bool = False, name: str = "model") -> Di
     return model
 
 
+def _variable_index(model: DiscreteModel, v: Any, name: str = "variable") -> int:
+    """The index of variable ``v``: a variable name, or an index ``0 .. n_variables - 1``
+    when it is not a name; else a ValueError naming ``name``: the one variable look-up of
+    the ``pgm`` modules."""
+    try:
+        if v in model.variables:
+            return model.index(v)
+    except (TypeError, ValueError):  # an unhashable value or an array is no name
+        pass
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        if 0 <= int(v) < model.n_variables:
+            return int(v)
+    names = list(model.variables[:10]) + (["..."] if model.n_variables > 10 else [])
+    raise ValueError(
+        f"{name} must be a variable name or an index 0..{model.n_variables - 1}, got {v!r} "
+        f"(the variables: {names})"
+    )
+
+
 def ising(
     G: Any,
     fields: Any = 0.0,

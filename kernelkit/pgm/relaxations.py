@@ -75,7 +75,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from kernelkit._validation import check_in, check_int
-from kernelkit.pgm.model import DiscreteModel, _check_model
+from kernelkit.pgm.model import DiscreteModel, _check_model, _variable_index
 
 __all__ = ["LEVELS", "LPRelaxationResult", "LPSolverError", "lp_relaxation"]
 
@@ -282,7 +282,7 @@ def lp_relaxation(
         if level == "L3s":
             if s is None:
                 raise ValueError("level='L3s' needs the distinguished vertex s")
-            s_index = _resolve_vertex(model, s)
+            s_index = _variable_index(model, s, "s")
         problem = _build_l3(model, s_index)
     x, status, message = _solve(problem)
     return problem.result(x, status, message, level, r, s_index)
@@ -679,18 +679,6 @@ def _check_binary_pairwise(model: DiscreteModel, level: str) -> None:
             f"level={level!r} needs a pairwise model (factor arity <= 2), got a factor of "
             f"arity {arity}; use level='SA'"
         )
-
-
-def _resolve_vertex(model: DiscreteModel, s: Any) -> int:
-    try:
-        if s in model.variables:
-            return model.index(s)
-    except TypeError:
-        pass
-    if isinstance(s, (int, np.integer)) and not isinstance(s, (bool, np.bool_)):
-        if 0 <= int(s) < model.n_variables:
-            return int(s)
-    raise ValueError(f"s must be a variable name or an index 0..{model.n_variables - 1}, got {s!r}")
 
 
 def _build_l3(model: DiscreteModel, s: int | None) -> _Problem:

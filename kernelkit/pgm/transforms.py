@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit._validation import check_in
-from kernelkit.pgm.model import DiscreteModel, _check_model
+from kernelkit.pgm.model import DiscreteModel, _check_model, _variable_index
 from kernelkit.pgm.parametrization import from_even_basis, to_even_basis
 
 __all__ = [
@@ -72,16 +72,6 @@ HEURISTICS: dict[str, dict[int, tuple[float, float]]] = {
 }
 
 _METHODS = ("even", "table")
-
-
-def _variable_index(model: DiscreteModel, variable: Any, name: str = "variable") -> int:
-    try:
-        return model.index(variable)
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"{name}={variable!r} is not a variable of the model (its names: "
-            f"{model.variables if model.n_variables <= 10 else str(model.variables[:10]) + '...'})"
-        ) from None
 
 
 def _build(
@@ -122,7 +112,7 @@ def clamp(model: DiscreteModel, variable: Any, value: int) -> DiscreteModel:
     ([1], [4.0, 6.0])
     """
     model = _check_model(model, binary=False)
-    i = _variable_index(model, variable)
+    i = _variable_index(model, variable, "variable")
     card = int(model.cardinalities[i])
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"value must be an integer, got {type(value).__name__}")
@@ -519,7 +509,7 @@ def reroot(model: DiscreteModel, variable: Any, *, method: str = "even") -> Rero
     [[1, 1], [1, 0]]
     """
     model = _check_model(model, binary=True)
-    i = _variable_index(model, variable)
+    i = _variable_index(model, variable, "variable")
     up = uproot(model, method=method)
     rerooted = clamp(up.model, up.model.variables[i], 0)
     return Rerooting(rerooted, model, i, model.n_variables - 1)

@@ -306,3 +306,13 @@ def test_marginals_from_exact_factor_beliefs_are_exact():
         )
     with pytest.raises(ValueError, match="one belief per factor"):
         r.marginals_from_beliefs(single, beliefs[:-1])
+
+
+def test_variables_by_name_or_by_index_and_a_clear_error_otherwise():
+    m = ising(nx.path_graph(["a", "b", "c"]), 0.1, 0.5)
+    assert clamp(m, "b", 1).variables == clamp(m, 1, 1).variables == ["a", "c"]
+    for bad in ("z", 3, -1, True, np.array([1, 2])):
+        with pytest.raises(
+            ValueError, match=r"variable must be a variable name or an index 0\.\.2"
+        ):
+            clamp(m, bad, 0)
