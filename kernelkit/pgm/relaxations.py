@@ -540,19 +540,27 @@ def _build_l2(model: DiscreteModel) -> _Problem:
                 size = int(np.prod(shape))
                 arrs = x[off[sel][:, None] + np.arange(size)].reshape(len(sel), *shape)
                 out.update(zip(map(tuple, U[sel].tolist()), arrs, strict=True))
-        factors = []
-        for f in model.factors:
-            if f.arity == 0:
-                factors.append(np.array(1.0))
-            elif f.arity == 1:
-                factors.append(pseudo[f.scope[0]].copy())
-            else:
-                key = tuple(sorted(f.scope))
-                factors.append(_marginal_from(key, out[key], f.scope))
-        return pseudo, out, tuple(factors)
+        return pseudo, out, _factor_marginals(model, pseudo, out)
 
     problem.reader = reader
     return problem
+
+
+def _factor_marginals(
+    model: DiscreteModel, pseudo: tuple[np.ndarray, ...], out: dict[tuple[int, ...], np.ndarray]
+) -> tuple[np.ndarray, ...]:
+    """Each factor's pseudomarginal, its axes in the factor's scope order, from the
+    variables' (``pseudo``) and the sorted clusters' (``out``) pseudomarginals."""
+    factors = []
+    for f in model.factors:
+        if f.arity == 0:
+            factors.append(np.array(1.0))
+        elif f.arity == 1:
+            factors.append(pseudo[f.scope[0]].copy())
+        else:
+            key = tuple(sorted(f.scope))
+            factors.append(_marginal_from(key, out[key], f.scope))
+    return tuple(factors)
 
 
 def _row_index(U: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -788,16 +796,7 @@ def _build_l3(model: DiscreteModel, s: int | None) -> _Problem:
         qi, qj = q[pi], q[pj]
         tabs = np.stack([np.stack([1.0 - qi - qj + qp, qj - qp], 1), np.stack([qi - qp, qp], 1)], 1)
         out = dict(zip(map(tuple, pairs.tolist()), tabs, strict=True))
-        factors = []
-        for f in model.factors:
-            if f.arity == 0:
-                factors.append(np.array(1.0))
-            elif f.arity == 1:
-                factors.append(pseudo[f.scope[0]].copy())
-            else:
-                key = tuple(sorted(f.scope))
-                factors.append(_marginal_from(key, out[key], f.scope))
-        return pseudo, out, tuple(factors)
+        return pseudo, out, _factor_marginals(model, pseudo, out)
 
     problem.reader = reader
     return problem
