@@ -236,13 +236,10 @@ def bp_section(args: Any) -> dict[str, Any]:
     for spins in ("01", "pm1"):
         model = uniform_grid(L, -0.5, 0.5, spins)
         loopy_bp(model, max_iter=3)  # warm-up
-        times, res = [], None
-        for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            res = loopy_bp(model, tol=1e-8, max_iter=1000)
-            times.append(time.perf_counter() - t0)
-        assert res is not None
-        t = float(np.median(times))
+        med, last = alternate(
+            {"bp": lambda m=model: loopy_bp(m, tol=1e-8, max_iter=1000)}, args.repeats
+        )
+        t, res = med["bp"], last["bp"]
         print(
             f"loopy BP {L}x{L} ({spins}): {t:.3f} s (median of {args.repeats}), "
             f"{res.n_iter} iterations, converged={res.converged}, log Z (Bethe) "
@@ -267,15 +264,11 @@ def lp_section(args: Any) -> dict[str, Any]:
             couplings=rng.normal(size=G.number_of_edges()),
             spins="pm1",
         )
-        times, res = [], None
-        for _ in range(max(1, min(args.repeats, 3))):
-            t0 = time.perf_counter()
-            res = lp_relaxation(model, level)
-            times.append(time.perf_counter() - t0)
-        assert res is not None
-        t = float(np.median(times))
+        n_runs = max(1, min(args.repeats, 3))
+        med, last = alternate({"lp": lambda m=model, lv=level: lp_relaxation(m, lv)}, n_runs)
+        t, res = med["lp"], last["lp"]
         print(
-            f"LP {level} {L}x{L}: {t:.3f} s (median of {len(times)}), value {res.value:.6f}, "
+            f"LP {level} {L}x{L}: {t:.3f} s (median of {n_runs}), value {res.value:.6f}, "
             f"integral={res.is_integral}, {res.n_lp_variables} LP variables, "
             f"{res.n_constraints} constraints"
         )

@@ -4,7 +4,9 @@ Two algorithms for the Bethe approximation (Yedidia et al. 2001; Rowland 2018, Â
 
 * :func:`loopy_bp`: loopy belief propagation (Pearl 1988), sum-product (approximate
   marginals and the Bethe estimate of ``log Z``) or max-product (approximate MAP), in the
-  log domain, with damping, on a parallel ("flooding") schedule. Exact on trees.
+  log domain, with damping, on a parallel ("flooding") or a sequential schedule (the
+  factors coloured so that no two of a colour share a variable, one colour class at a
+  time, as libDAI's ``SEQFIX`` updates one edge at a time). Exact on trees.
 * :func:`double_loop`: a convergent minimiser of the Bethe free energy, the double-loop
   algorithm of Heskes, Albers and Kappen (2003) ("HAK") with Bethe clusters.
 
@@ -225,6 +227,52 @@ def _interaction_colouring(model: DiscreteModel) -> list[np.ndarray]:
         colour = nx.greedy_color(G, strategy="largest_first")
     labels = np.array([colour[v] for v in range(model.n_variables)], dtype=np.int64)
     return [np.flatnonzero(labels == c) for c in np.unique(labels)]
+
+
+def _factor_colouring(model: DiscreteModel) -> np.ndarray:
+    """A colour per factor of ``model.factors`` such that no two factors of arity >= 2 of
+    one colour share a variable: a greedy colouring (networkx ``greedy_color``,
+    ``"largest_first"``) of the factor-intersection graph; ``-1`` for unary factors (their
+    messages never change). Colours are ``0, 1, ...``; deterministic."""
+    import networkx as nx
+    import scipy.sparse as sp
+
+    F = len(model.factors)
+    colour = np.full(F, -1, dtype=np.int64)
+    rows, cols = [], []
+    for g in model.groups():
+        if g.arity >= 2:
+            rows.append(np.repeat(g.index, g.arity))
+            cols.append(g.scopes.ravel())
+    if not rows:
+        return colour
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    big = np.unique(r)
+    A = sp.csr_matrix((np.ones(r.size), (r, c)), shape=(F, model.n_variables))
+    M = sp.triu(A @ A.T, k=1).tocoo()  # factors sharing at least one variable
+    G = nx.Graph()
+    G.add_nodes_from(big.tolist())
+    G.add_edges_from(zip(M.row.tolist(), M.col.tolist(), strict=True))
+    col = nx.greedy_color(G, strategy="largest_first")
+    colour[big] = [col[f] for f in big.tolist()]
+    return colour
+
+
+def _factor_messages(tables: np.ndarray, inc: list[np.ndarray], mode: str) -> list[np.ndarray]:
+    """The normalised factor-to-variable log-messages of stacked factors ``tables`` of
+    shape ``(n, c_0, ..., c_{k-1})``, one ``(n, c_p)`` array per scope position ``p``, from
+    the incoming variable-to-factor log-messages ``inc`` (one ``(n, c_q)`` per position)."""
+    k = tables.ndim - 1
+    if k == 1:
+        return [_normalise_rows(tables, mode)]
+    out = []
+    for p in range(k):
+        B = tables
+        for q in range(k):
+            if q != p:
+                B = B + _expand(inc[q], q, k)
+        out.append(_normalise_rows(_reduce_except(B, p, mode), mode))
+    return out
 
 
 def _check_tol(tol: Any) -> float:
