@@ -299,33 +299,52 @@ def loopy_bp(
     model: DiscreteModel,
     *,
     mode: str = "sum",
+    schedule: str = "parallel",
     damping: float = 0.0,
     max_iter: int = 1000,
     tol: float = 1e-8,
 ) -> BeliefPropagationResult:
     """Loopy belief propagation, sum-product or max-product, in the log domain.
 
-    All messages are updated at once per iteration (flooding schedule), vectorised over
-    the factors of each :class:`~kernelkit.pgm.model.FactorGroup`. With ``m_{f->v}`` the
-    factor-to-variable and ``m_{v->f}`` the variable-to-factor log-messages::
+    With ``m_{f->v}`` the factor-to-variable and ``m_{v->f}`` the variable-to-factor
+    log-messages::
 
         m_{v->f}(x_v) = sum_{g ∋ v, g != f} m_{g->v}(x_v)
         m_{f->v}(x_v) = logsumexp (or max) over x_{f \\ v} of
                         theta_f(x_f) + sum_{u in f, u != v} m_{u->f}(x_u)
 
-    each normalised (logsumexp or max 0). With damping ``d`` the new factor-to-variable
-    messages are ``(1 - d) m_new + d m_old`` (in the log domain), which does not change the
-    fixed points. ``-inf`` table entries (hard constraints) are handled exactly.
+    each normalised (logsumexp or max 0). Vectorised over the factors of each
+    :class:`~kernelkit.pgm.model.FactorGroup`. Two schedules:
+
+    * ``"parallel"`` (flooding): every message is updated at once per iteration, from the
+      previous iteration's messages.
+    * ``"sequential"``: the factors of arity >= 2 are coloured so that no two factors of
+      one colour share a variable (a greedy colouring of the factor-intersection graph);
+      an iteration (sweep) updates the colour classes one after another, the messages out
+      of one class at once, from the newest messages. The updates of factors that share
+      no variable commute, so a sweep equals updating one factor (or one edge) at a time
+      in colour order, newest messages used at once: a fixed sequential order like
+      libDAI's ``SEQFIX`` (the schedule of Rowland 2018, §2.5.2, with its own order).
+      It converges far more often than flooding on frustrated loopy models (max-product
+      on the thesis's ``5 x 5`` toroidal grids: 96-100 % of runs against 5-15 %).
+
+    With damping ``d`` the new factor-to-variable messages are ``(1 - d) m_new + d m_old``
+    (in the log domain), which does not change the fixed points. ``-inf`` table entries
+    (hard constraints) are handled exactly. Both schedules have the same fixed points.
 
     Parameters
     ----------
     model : DiscreteModel
     mode : {"sum", "max"}, default="sum"
         Sum-product (marginals, Bethe ``log Z``) or max-product (max-marginals, MAP).
+    schedule : {"parallel", "sequential"}, default="parallel"
+        The message-update schedule (above).
     damping : float in [0, 1), default=0.0
     max_iter : int >= 0, default=1000
+        Iterations: rounds of all messages (``"parallel"``) or sweeps over all colour
+        classes (``"sequential"``).
     tol : float >= 0, default=1e-8
-        Stop when no log-message changes by more than ``tol``.
+        Stop when no log-message changes by more than ``tol`` in an iteration.
 
     Returns
     -------
@@ -337,8 +356,8 @@ def loopy_bp(
     Raises
     ------
     ValueError
-        ``mode`` not "sum" or "max", ``damping`` outside ``[0, 1)``, ``max_iter < 0``,
-        ``tol < 0``.
+        ``mode`` not "sum" or "max", ``schedule`` not "parallel" or "sequential",
+        ``damping`` outside ``[0, 1)``, ``max_iter < 0``, ``tol < 0``.
     TypeError
         ``model`` not a DiscreteModel; non-numeric ``damping`` or ``tol``.
 
@@ -352,9 +371,16 @@ def loopy_bp(
     ([1, 1, 0], 1.5)
     >>> [p.round(3).tolist() for p in loopy_bp(m).marginals][0]
     [0.219, 0.781]
+
+    The sequential schedule reaches the same fixed point, here in fewer sweeps:
+
+    >>> par, seq = loopy_bp(m, tol=1e-12), loopy_bp(m, schedule="sequential", tol=1e-12)
+    >>> seq.n_iter < par.n_iter, bool(abs(seq.log_partition - par.log_partition) < 1e-12)
+    (True, True)
     """
     model = _check_model(model)
     mode = check_in(mode, "mode", ("sum", "max"))
+    schedule = check_in(schedule, "schedule", ("parallel", "sequential"))
     if isinstance(damping, bool) or not isinstance(damping, (int, float, np.integer, np.floating)):
         raise TypeError(f"damping must be a number in [0, 1), got {type(damping).__name__}")
     if not 0.0 <= damping < 1.0:
@@ -378,28 +404,66 @@ def loopy_bp(
                 v2f[sl] = _normalise_rows(v2f[sl].reshape(fg.shapes[gi][p]), mode).ravel()
         return v2f
 
-    converged = max_iter == 0 and fg.n_edges_values == 0
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is reported)
+    def parallel_step(f2v: np.ndarray) -> tuple[np.ndarray, float]:
         v2f = v2f_of(f2v)
         new = np.empty_like(f2v)
         for gi, g in enumerate(fg.groups):
-            k = g.arity
-            inc = [fg.view(v2f, gi, q) for q in range(k)]
-            for p in range(k):
-                if k == 1:
-                    out = g.tables
-                else:
-                    B = g.tables
-                    for q in range(k):
-                        if q != p:
-                            B = B + _expand(inc[q], q, k)
-                    out = _reduce_except(B, p, mode)
-                new[fg.slices[gi][p]] = _normalise_rows(out, mode).ravel()
+            inc = [fg.view(v2f, gi, q) for q in range(g.arity)]
+            for p, out in enumerate(_factor_messages(g.tables, inc, mode)):
+                new[fg.slices[gi][p]] = out.ravel()
         if damping > 0.0:
             new = (1.0 - damping) * new + damping * f2v
-        delta = _max_change(new, f2v)
-        f2v = new
+        return new, _max_change(new, f2v)
+
+    # sequential: per colour, per group of arity >= 2, the factors' rows, their tables and
+    # for every scope position the flat positions of their messages in ``f2v``
+    plan: list[list[tuple[np.ndarray, list[np.ndarray]]]] = []
+    if schedule == "sequential":
+        colour = _factor_colouring(model)
+        for col in range(int(colour.max(initial=-1)) + 1):
+            parts = []
+            for gi, g in enumerate(fg.groups):
+                rows = np.flatnonzero(colour[g.index] == col)
+                if g.arity < 2 or rows.size == 0:
+                    continue
+                pos = []
+                for p in range(g.arity):
+                    cp = fg.shapes[gi][p][1]
+                    start = fg.slices[gi][p].start
+                    pos.append(start + rows[:, None] * cp + np.arange(cp)[None, :])
+                parts.append((g.tables[rows], pos))
+            plan.append(parts)
+
+    def sequential_step(f2v: np.ndarray) -> tuple[np.ndarray, float]:
+        f2v = f2v.copy()
+        delta = 0.0
+        for parts in plan:
+            s, c = fg.scatter_sum(f2v)
+            s_flat, c_flat = s.ravel(), c.ravel()
+            updates = []
+            for tables, pos in parts:
+                inc = []
+                for e in pos:  # the leave-one-out sums of fg.leave_one_out, at ``e``
+                    old = f2v[e]
+                    neg = np.isneginf(old)
+                    at = fg.flat_index[e]
+                    rest = s_flat[at] - np.where(neg, 0.0, old)
+                    v2f = np.where(c_flat[at] - neg > 0.5, -np.inf, rest)
+                    inc.append(_normalise_rows(v2f, mode))
+                for e, new in zip(pos, _factor_messages(tables, inc, mode), strict=True):
+                    if damping > 0.0:
+                        new = (1.0 - damping) * new + damping * f2v[e]
+                    delta = max(delta, _max_change(new, f2v[e]))
+                    updates.append((e, new))
+            for e, new in updates:  # one colour shares no variable: commuting updates
+                f2v[e] = new
+        return f2v, delta
+
+    step = parallel_step if schedule == "parallel" else sequential_step
+    converged = max_iter == 0 and fg.n_edges_values == 0
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is reported)
+        f2v, delta = step(f2v)
         if delta <= tol:
             converged = True
             break

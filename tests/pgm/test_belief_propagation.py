@@ -339,3 +339,155 @@ def test_double_loop_batch_errors():
         double_loop_batch([m, other])
     with pytest.raises(ValueError, match="max_inner_iter"):
         double_loop_batch([m], max_inner_iter=0)
+
+
+# -- the sequential schedule ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("forbid", [False, True])
+@pytest.mark.parametrize("schedule", ["parallel", "sequential"])
+def test_bp_exact_on_trees_with_both_schedules(seed, forbid, schedule):
+    m = random_tree_model(seed, forbid=forbid)
+    r = loopy_bp(m, schedule=schedule, tol=1e-12)
+    assert r.converged
+    assert r.log_partition == pytest.approx(brute_force_log_partition(m), abs=1e-9)
+    for a, b in zip(r.marginals, brute_force_marginals(m).marginals, strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-10)
+    for a, b in zip(r.factor_marginals, enumerate_factor_marginals(m), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-10)
+    mp = loopy_bp(m, mode="max", schedule=schedule, tol=1e-12)
+    ref = brute_force_map(m)
+    assert mp.converged
+    np.testing.assert_array_equal(mp.assignment, ref.assignment)
+    assert mp.score == pytest.approx(ref.score, abs=1e-12)
+
+
+def test_factor_colouring_is_proper_and_covers_the_factors():
+    for m in [mixed_loopy_model(0), weak_grid(0), frustrated_k5(), random_tree_model(1)]:
+        colour = bp_module._factor_colouring(m)
+        assert colour.shape == (len(m.factors),)
+        for f, c in zip(m.factors, colour.tolist(), strict=True):
+            assert (c == -1) == (f.arity == 1)
+        for (f, cf), (g, cg) in itertools.combinations(zip(m.factors, colour.tolist()), 2):
+            if cf >= 0 and cf == cg:
+                assert not set(f.scope) & set(g.scope)
+        used = set(colour[colour >= 0].tolist())
+        assert used == set(range(len(used)))
+
+
+def _normalise(a, mode):
+    c = np.max(a) if mode == "max" else np.logaddexp.reduce(a)
+    return a - c if np.isfinite(c) else a
+
+
+def one_at_a_time_bp(model, *, mode, damping, n_sweeps, reverse=False):
+    """Reference: sequential BP updating the messages out of ONE factor at a time, in
+    colour order (``reverse``: each colour's factors in the reverse order), newest messages
+    used at once; returns the normalised variable marginals."""
+    colour = bp_module._factor_colouring(model)
+    f2v = {}  # (factor, position) -> log-message
+    for i, f in enumerate(model.factors):
+        for p, v in enumerate(f.scope):
+            c = model.cardinalities[v]
+            f2v[i, p] = _normalise(f.table, mode) if f.arity == 1 else np.zeros(c)
+    by_var = {
+        v: [key for key in f2v if model.factors[key[0]].scope[key[1]] == v]
+        for v in range(model.n_variables)
+    }
+    order = []
+    for c in range(colour.max() + 1):
+        members = np.flatnonzero(colour == c).tolist()
+        order += members[::-1] if reverse else members
+    for _ in range(n_sweeps):
+        for i in order:
+            f = model.factors[i]
+            k = f.arity
+            inc = []
+            for p, v in enumerate(f.scope):
+                m = sum(
+                    (f2v[key] for key in by_var[v] if key != (i, p)),
+                    np.zeros(model.cardinalities[v]),
+                )
+                inc.append(_normalise(m, mode))
+            new = {}
+            for p in range(k):
+                B = f.table.copy()
+                for q in range(k):
+                    if q != p:
+                        shape = [1] * k
+                        shape[q] = -1
+                        B = B + inc[q].reshape(shape)
+                axes = tuple(q for q in range(k) if q != p)
+                red = B.max(axis=axes) if mode == "max" else np.logaddexp.reduce(B, axis=axes)
+                msg = _normalise(red, mode)
+                new[p] = (1 - damping) * msg + damping * f2v[i, p] if damping else msg
+            for p in range(k):
+                f2v[i, p] = new[p]
+    out = []
+    for v in range(model.n_variables):
+        b = sum((f2v[key] for key in by_var[v]), np.zeros(model.cardinalities[v]))
+        out.append(np.exp(_normalise(b, "sum")))
+    return out
+
+
+@pytest.mark.parametrize("mode", ["sum", "max"])
+@pytest.mark.parametrize("damping", [0.0, 0.4])
+@pytest.mark.parametrize("forbid", [False, True])
+def test_sequential_equals_one_factor_at_a_time(mode, damping, forbid):
+    """A colour class updated at once == its factors updated one at a time (in any order
+    within the class), sweep after sweep; and unlike the parallel schedule."""
+    m = mixed_loopy_model(3, forbid=forbid)
+    assert len(set(bp_module._factor_colouring(m).tolist()) - {-1}) >= 3
+    for n_sweeps in (1, 2, 5):
+        r = loopy_bp(
+            m, mode=mode, schedule="sequential", damping=damping, max_iter=n_sweeps, tol=0.0
+        )
+        assert r.n_iter == n_sweeps
+        for reverse in (False, True):
+            ref = one_at_a_time_bp(
+                m, mode=mode, damping=damping, n_sweeps=n_sweeps, reverse=reverse
+            )
+            for a, b in zip(r.marginals, ref, strict=True):
+                np.testing.assert_allclose(a, b, atol=1e-12)
+        par = loopy_bp(m, mode=mode, damping=damping, max_iter=n_sweeps, tol=0.0)
+        assert (
+            max(np.abs(a - b).max() for a, b in zip(par.marginals, r.marginals, strict=True)) > 1e-6
+        )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_schedules_share_the_fixed_point(seed):
+    m = mixed_loopy_model(seed, forbid=seed == 1)
+    for damping in (0.0, 0.5):
+        par = loopy_bp(m, tol=1e-12, damping=damping)
+        seq = loopy_bp(m, tol=1e-12, damping=damping, schedule="sequential")
+        assert par.converged and seq.converged
+        assert seq.log_partition == pytest.approx(par.log_partition, abs=1e-9)
+        for a, b in zip(seq.factor_marginals, par.factor_marginals, strict=True):
+            np.testing.assert_allclose(a, b, atol=1e-9)
+    g = weak_grid(seed, scale=0.4)
+    par, seq = (loopy_bp(g, mode="max", schedule=s, tol=1e-12) for s in ("parallel", "sequential"))
+    assert par.converged and seq.converged
+    np.testing.assert_array_equal(seq.assignment, par.assignment)
+
+
+def test_sequential_edge_cases_and_parallel_default():
+    m = DiscreteModel([3, 2], [((1,), [0.0, 1.0])])  # no factor of arity >= 2
+    r = loopy_bp(m, schedule="sequential")
+    assert r.converged and r.n_iter == 1
+    assert r.log_partition == pytest.approx(np.log(3) + np.log(1 + np.e))
+    r = loopy_bp(random_tree_model(0), schedule="sequential", max_iter=0)
+    assert r.n_iter == 0 and not r.converged
+    m = mixed_loopy_model(2)
+    a, b = loopy_bp(m, max_iter=7), loopy_bp(m, schedule="parallel", max_iter=7)
+    for x, y in zip(a.factor_marginals, b.factor_marginals, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("schedule", ["flooding", "Sequential", None])
+def test_bad_schedule(schedule):
+    with pytest.raises(ValueError, match=r"schedule must be one of 'parallel', 'sequential'"):
+        loopy_bp(random_tree_model(0), schedule=schedule)
+    with pytest.raises(ValueError, match=repr(schedule)):
+        loopy_bp(random_tree_model(0), schedule=schedule)
