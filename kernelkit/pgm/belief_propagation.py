@@ -325,8 +325,10 @@ def loopy_bp(
       no variable commute, so a sweep equals updating one factor (or one edge) at a time
       in colour order, newest messages used at once: a fixed sequential order like
       libDAI's ``SEQFIX`` (the schedule of Rowland 2018, §2.5.2, with its own order).
-      It converges far more often than flooding on frustrated loopy models (max-product
-      on the thesis's ``5 x 5`` toroidal grids: 96-100 % of runs against 5-15 %).
+      On frustrated loopy models it converges more often than flooding (max-product on
+      rerooted ``5 x 5`` toroidal grids of Rowland 2018, §2.5.2, 1000 iterations: 15-40 %
+      of runs against 5-15 %) and its max-product assignments score far higher, but a
+      sweep costs one pass per colour class.
 
     With damping ``d`` the new factor-to-variable messages are ``(1 - d) m_new + d m_old``
     (in the log domain), which does not change the fixed points. ``-inf`` table entries
@@ -372,11 +374,13 @@ def loopy_bp(
     >>> [p.round(3).tolist() for p in loopy_bp(m).marginals][0]
     [0.219, 0.781]
 
-    The sequential schedule reaches the same fixed point, here in fewer sweeps:
+    The sequential schedule reaches the same fixed point; on a path of 6 variables in
+    fewer iterations (each sweep passes messages along several edges):
 
+    >>> m = ising(nx.path_graph(6), fields=0.3, couplings=1.0)
     >>> par, seq = loopy_bp(m, tol=1e-12), loopy_bp(m, schedule="sequential", tol=1e-12)
-    >>> seq.n_iter < par.n_iter, bool(abs(seq.log_partition - par.log_partition) < 1e-12)
-    (True, True)
+    >>> par.n_iter, seq.n_iter, bool(abs(seq.log_partition - par.log_partition) < 1e-12)
+    (6, 4, True)
     """
     model = _check_model(model)
     mode = check_in(mode, "mode", ("sum", "max"))
@@ -415,49 +419,47 @@ def loopy_bp(
             new = (1.0 - damping) * new + damping * f2v
         return new, _max_change(new, f2v)
 
-    # sequential: per colour, per group of arity >= 2, the factors' rows, their tables and
-    # for every scope position the flat positions of their messages in ``f2v``
-    plan: list[list[tuple[np.ndarray, list[np.ndarray]]]] = []
+    # sequential: per colour, the flat positions ``e`` in ``f2v`` of all its messages (one
+    # array), the variable values they sit on, and per group of arity >= 2 with factors of
+    # this colour their tables and, per scope position, the block of ``e`` (rows, c_p)
+    plan: list[tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, list[tuple]]]]] = []
     if schedule == "sequential":
         colour = _factor_colouring(model)
         for col in range(int(colour.max(initial=-1)) + 1):
-            parts = []
+            parts, flat, offset = [], [], 0
             for gi, g in enumerate(fg.groups):
                 rows = np.flatnonzero(colour[g.index] == col)
                 if g.arity < 2 or rows.size == 0:
                     continue
-                pos = []
+                blocks = []
                 for p in range(g.arity):
                     cp = fg.shapes[gi][p][1]
                     start = fg.slices[gi][p].start
-                    pos.append(start + rows[:, None] * cp + np.arange(cp)[None, :])
-                parts.append((g.tables[rows], pos))
-            plan.append(parts)
+                    flat.append((start + rows[:, None] * cp + np.arange(cp)[None, :]).ravel())
+                    blocks.append((slice(offset, offset + rows.size * cp), (rows.size, cp)))
+                    offset += rows.size * cp
+                parts.append((g.tables[rows], blocks))
+            e = np.concatenate(flat)
+            plan.append((e, fg.flat_index[e], parts))
 
     def sequential_step(f2v: np.ndarray) -> tuple[np.ndarray, float]:
+        start = f2v
         f2v = f2v.copy()
-        delta = 0.0
-        for parts in plan:
+        for e, at, parts in plan:
             s, c = fg.scatter_sum(f2v)
-            s_flat, c_flat = s.ravel(), c.ravel()
-            updates = []
-            for tables, pos in parts:
-                inc = []
-                for e in pos:  # the leave-one-out sums of fg.leave_one_out, at ``e``
-                    old = f2v[e]
-                    neg = np.isneginf(old)
-                    at = fg.flat_index[e]
-                    rest = s_flat[at] - np.where(neg, 0.0, old)
-                    v2f = np.where(c_flat[at] - neg > 0.5, -np.inf, rest)
-                    inc.append(_normalise_rows(v2f, mode))
-                for e, new in zip(pos, _factor_messages(tables, inc, mode), strict=True):
-                    if damping > 0.0:
-                        new = (1.0 - damping) * new + damping * f2v[e]
-                    delta = max(delta, _max_change(new, f2v[e]))
-                    updates.append((e, new))
-            for e, new in updates:  # one colour shares no variable: commuting updates
-                f2v[e] = new
-        return f2v, delta
+            old = f2v[e]  # the leave-one-out sums of fg.leave_one_out, at ``e``
+            neg = np.isneginf(old)
+            rest = s.ravel()[at] - np.where(neg, 0.0, old)
+            v2f = np.where(c.ravel()[at] - neg > 0.5, -np.inf, rest)
+            new = np.empty_like(old)
+            for tables, blocks in parts:
+                inc = [_normalise_rows(v2f[sl].reshape(shape), mode) for sl, shape in blocks]
+                for (sl, _), out in zip(blocks, _factor_messages(tables, inc, mode), strict=True):
+                    new[sl] = out.ravel()
+            if damping > 0.0:
+                new = (1.0 - damping) * new + damping * old
+            f2v[e] = new  # one colour shares no variable: its updates commute
+        return f2v, _max_change(f2v, start)  # every message is updated once per sweep
 
     step = parallel_step if schedule == "parallel" else sequential_step
     converged = max_iter == 0 and fg.n_edges_values == 0
