@@ -12,6 +12,7 @@ from kernelkit.experiments.structure_recovery import (
     DEGREE,
     METHODS,
     QUICK,
+    population_false_edges,
     sample_size,
     threshold,
 )
@@ -91,3 +92,35 @@ def test_helpers():
     assert threshold([1, 2, 4, 8], [0.0, 0.6, 0.4, 1.0], 0.5) == 8.0
     assert threshold([1, 2, 4], [0.0, 0.6, 0.9], 0.5) == 2.0
     assert threshold([1, 2], [0.0, 0.1], 0.5) is None
+
+
+def test_population_false_edges_is_the_graphical_lasso_on_the_true_covariance():
+    """``sqrt(p) L^T`` has the true covariance as its (uncentred) empirical covariance, so the
+    count equals scikit-learn's graphical lasso run on the covariance matrix itself."""
+    import warnings
+
+    from sklearn.covariance import graphical_lasso as sk_graphical_lasso
+
+    from kernelkit.structure.sampling import random_gaussian_graphical_model
+
+    for seed, alpha in ((0, 0.1), (1, 0.05), (2, 0.6)):
+        model = random_gaussian_graphical_model(
+            16, DEGREE, random_state=np.random.RandomState(seed)
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, prec = sk_graphical_lasso(np.linalg.inv(model.precision), alpha=alpha, tol=1e-10)
+        est = np.abs(prec) > 1e-8
+        truth = model.precision != 0
+        np.fill_diagonal(est, False)
+        expected = int(np.sum(est & ~truth)) // 2
+        assert population_false_edges(16, alpha, seed) == expected
+
+
+def test_population_table_and_convergence_counts(quick):
+    _, res = quick
+    assert set(res["population"]) == {str(p) for p in QUICK["p_values"]}
+    for v in res["population"].values():
+        assert 0 <= v["instances_with_false_edges"] <= v["n_instances"] == QUICK["n_trials"]
+    for r in res["points"]:
+        assert 0 <= r["graphical lasso"]["not_converged"] <= QUICK["n_trials"]
