@@ -261,7 +261,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"kernelkit: error: {msg}", file=sys.stderr)
+        # a sweep's failing task is named in a note (kernelkit.distributed.map_tasks)
+        notes = "".join(f" ({note})" for note in getattr(exc, "__notes__", ()))
+        print(f"kernelkit: error: {msg}{notes}", file=sys.stderr)
         return 1
 
 

@@ -66,6 +66,10 @@ def fake_area(tmp_path, monkeypatch):
 
                 if args.times < 1:
                     raise UsageError(f"--times must be >= 1, got {args.times}")
+                if args.times > 99:
+                    exc = ValueError("too many")
+                    exc.add_note("in toy: task 3 of 5, item 7")
+                    raise exc
                 print("toy " * args.times)
                 return 0
             """
@@ -87,6 +91,9 @@ def test_an_area_cli_module_with_register_is_discovered(fake_area, capsys):
     # an area raises the public UsageError: one line, exit status 2
     code, _, err = run(capsys, "toy-command", "--times", "0")
     assert code == 2 and err.strip() == "kernelkit: error: --times must be >= 1, got 0"
+    # other errors: one line, exit status 1, with the notes that name a sweep's task
+    code, _, err = run(capsys, "toy-command", "--times", "100")
+    assert code == 1 and err.strip() == "kernelkit: error: too many (in toy: task 3 of 5, item 7)"
 
 
 def test_an_area_cli_module_without_register_is_an_error(fake_area):

@@ -56,6 +56,7 @@ def test_every_third_party_import_is_declared() -> None:
     project = _project()
     runtime = _requirement_names(project["dependencies"])
     optional = _requirement_names(project["optional-dependencies"]["plot"])
+    optional |= _requirement_names(project["optional-dependencies"]["dask"])
     for top, files in _third_party_imports().items():
         dist = DISTRIBUTIONS.get(top, top).lower()
         assert dist in runtime | optional, f"{dist} is imported by {sorted(files)} but not declared"

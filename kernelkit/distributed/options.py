@@ -1,0 +1,68 @@
+"""The command line's way onto a cluster: ``--scheduler ADDRESS`` and ``--n-workers N``.
+
+Every subcommand that runs a sweep adds the two options with :func:`add_cluster_arguments`
+and opens its client with :func:`cluster_from_args`, which prints the dashboard link. Without
+either option the sweep runs in this process, without Dask. The flag is ``--n-workers``
+(the API's ``n_workers``, as Dask's ``LocalCluster``), not ``--workers``: in kernelkit's
+glossary ``workers`` is a refused name for threads (``n_jobs``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from kernelkit.distributed.client import DEFAULT_TIMEOUT, dask_client
+
+__all__ = ["add_cluster_arguments", "cluster_from_args"]
+
+
+def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--scheduler`` and ``--n-workers`` (an argument group "scaling out") to
+    ``parser``."""
+    group = parser.add_argument_group(
+        "scaling out (Dask; pip install 'kernelkit[dask]')",
+        "without these options the work runs in this process",
+    )
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="address of a running Dask scheduler, e.g. tcp://10.0.0.5:8786",
+    )
+    group.add_argument(
+        "--n-workers",
+        type=int,
+        metavar="N",
+        help="start a local Dask cluster of N worker processes for this run",
+    )
+
+
+@contextlib.contextmanager
+def cluster_from_args(
+    args: argparse.Namespace, *, timeout: float = DEFAULT_TIMEOUT, stream: TextIO | None = None
+) -> Iterator[Any]:
+    """The client asked for by ``args.scheduler`` / ``args.n_workers`` (``None``: neither),
+    with the dashboard link printed to ``stream`` (default stdout); closed at the end.
+
+    Misuse (both options, ``--n-workers`` below 1) raises :class:`kernelkit.cli.UsageError`
+    (exit status 2); an unreachable scheduler a ConnectionError within ``timeout`` s.
+    """
+    from kernelkit.cli import UsageError
+
+    scheduler, n_workers = getattr(args, "scheduler", None), getattr(args, "n_workers", None)
+    if scheduler is not None and n_workers is not None:
+        raise UsageError(
+            "--scheduler and --n-workers exclude each other: a running cluster brings its "
+            "own workers"
+        )
+    if n_workers is not None and n_workers < 1:
+        raise UsageError(f"--n-workers must be at least 1, got {n_workers}")
+    with dask_client(scheduler, n_workers, timeout=timeout) as client:
+        if client is not None:
+            out = sys.stdout if stream is None else stream
+            where = scheduler if scheduler is not None else f"local cluster, {n_workers} workers"
+            print(f"Dask ({where}); dashboard: {client.dashboard_link}", file=out, flush=True)
+        yield client
