@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from kernelkit._dask import is_dask_array
 from kernelkit._memory import empty_output
 from kernelkit._validation import check_int, check_n_jobs, check_random_state, validate_X
 from kernelkit.features._coupling import Directions
@@ -78,6 +79,12 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     * ``_validate(X, reset)``: extra checks of the input (the angular map refuses zero
       rows).
 
+    A dask array needs nothing more: ``fit`` validates its first row only and hands the
+    hooks that row repeated ``n_samples`` times (a read-only view, no copy), which gives
+    them the shape and dtype they need (``n_components="auto"`` of
+    :class:`RandomProjection` reads ``n_samples``); ``transform`` runs the array path on
+    every row block, the fitted map shipped to the workers once.
+
     Examples
     --------
     A new map needs only its non-linearity. Sign features again (they estimate the
@@ -101,6 +108,16 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     True
     >>> SignFeatures(8).fit(X).get_feature_names_out()[:2].tolist()
     ['signfeatures0', 'signfeatures1']
+
+    It transforms a dask array too, block by block of rows, lazily:
+
+    >>> import dask.array as da
+    >>> Zd = SignFeatures(8, coupling="orf", random_state=0).fit(X).transform(
+    ...     da.from_array(X, chunks=(2, 5)))
+    >>> Zd.chunks
+    ((2, 1), (8,))
+    >>> bool(np.allclose(Zd.compute(), Z))
+    True
     """
 
     #: The couplings this map accepts (their aliases too).
@@ -151,7 +168,10 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask array of shape (n_samples, n_features)
+            A dask array (chunked along rows only) is not loaded: the map needs only its
+            shape and dtype, so only its first row is computed and validated (the other
+            rows are validated block by block when they are transformed).
         y : ignored
 
         Returns
@@ -159,7 +179,7 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self
         """
         self._check_params()
-        X = self._validate(X, reset=True)
+        X = self._validate_dask_head(X) if is_dask_array(X) else self._validate(X, reset=True)
         rng = check_random_state(self.random_state)
         width = self._fitted_n_components(X)
         self.coupling_ = resolve_coupling(self.coupling, self._couplings)
@@ -167,6 +187,18 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         self._fit_random(X, matrix, rng)
         self.n_components_ = width
         return self
+
+    def _validate_dask_head(self, X: Any) -> np.ndarray:
+        """The first row of the dask array ``X``, computed and validated as ``fit``
+        validates an array, repeated ``X.shape[0]`` times without copying (a read-only
+        view): the hooks see the shape and dtype of the whole of ``X``."""
+        from kernelkit._dask import check_row_chunked
+
+        check_row_chunked(X)
+        if X.shape[0] == 0:
+            raise ValueError(f"X is empty (shape {X.shape}); at least one sample is required")
+        head = self._validate(np.asarray(X[:1].compute()), reset=True)
+        return np.broadcast_to(head, (int(X.shape[0]), head.shape[1]))
 
     def _fitted_n_components(self, X: np.ndarray) -> int:
         """The output width for the training data ``X``."""
@@ -199,19 +231,26 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
         return tags
 
     # ------------------------------------------------------------------ transform
-    def transform(self, X: Any) -> np.ndarray:
+    def transform(self, X: Any) -> Any:
         """The features of ``X``, shape ``(n_samples, n_components_)``; float32 input
         gives float32 features.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features_in_)
+        X : array-like or dask array of shape (n_samples, n_features_in_)
+            A dask array must be chunked along rows only; its blocks are transformed
+            independently, with the same checks as an array.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_components_)
+        ndarray or dask array of shape (n_samples, n_components_)
+            A dask array for a dask array (same row chunks, one column chunk), computed
+            when it is asked for; the fitted parameters enter its task graph once (one
+            key every block depends on), not once per block.
         """
         check_is_fitted(self, "n_components_")
+        if is_dask_array(X):
+            return self._transform_dask(X)
         X = self._validate(X, reset=False)
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is checked next
             out = self._transform(X)
@@ -220,6 +259,24 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             request = f"{type(self).__name__}.transform"
             check_projections_finite(X, gain, out, request, self._overflow_advice)
         return out
+
+    def _transform_dask(self, X: Any) -> Any:
+        """``transform`` of every row block of the dask array ``X``, lazily. One row of
+        ones of ``X``'s dtype goes through ``transform`` first: it refuses now what the
+        array path refuses (a wrong number of features, a complex dtype) and gives the
+        output dtype."""
+        from kernelkit._dask import check_row_chunked, map_row_blocks, shipping_copy
+
+        check_row_chunked(X)
+        probe = self.transform(np.ones((1, X.shape[1]), dtype=X.dtype))
+        return map_row_blocks(
+            _transform_block,
+            X,
+            shipping_copy(self),
+            n_columns=self.n_components_,
+            dtype=probe.dtype,
+            what=f"{type(self).__name__}.transform of a dask array",
+        )
 
     def _empty_output(self, X: np.ndarray) -> np.ndarray:
         """The uninitialised ``(n_samples, n_components_)`` result, refused up front if it
@@ -232,3 +289,8 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
     def _gain(self) -> float | None:
         return None
+
+
+def _transform_block(X: np.ndarray, transformer: RandomMap) -> np.ndarray:
+    """One row block of a dask array through the array path of ``transform``."""
+    return transformer.transform(X)

@@ -224,8 +224,19 @@ def ridge_on_features(Phi: np.ndarray, Y: np.ndarray, reg: float, name: str) -> 
         chol = jittered_cholesky(A, name=name.replace("Phi^T Phi", "Phi Phi^T"))
         a = scipy.linalg.cho_solve((chol.factor, True), Y, check_finite=False)
         return FeatureRidge(Phi.T @ a, chol.factor, chol.jitter, True, a)
-    A = Phi.T @ Phi
+    return ridge_from_statistics(Phi.T @ Phi, Phi.T @ Y, reg, name)
+
+
+def ridge_from_statistics(
+    gram: np.ndarray, Phi_Y: np.ndarray, reg: float, name: str
+) -> FeatureRidge:
+    """The primal solve of :func:`ridge_on_features` from the sufficient statistics
+    ``gram = Phi^T Phi`` (``p x p``, overwritten) and ``Phi_Y = Phi^T Y``: one Cholesky
+    factorisation of ``A = Phi^T Phi + reg I`` and ``W = A^-1 Phi^T Y`` (Rowland (2018)
+    eq. 5.5). The statistics are sums over the samples, so they may come from blocks
+    of rows summed anywhere (a dask reduction); the solve is this one."""
+    A = gram
     A[np.diag_indices_from(A)] += reg
     chol = jittered_cholesky(A, name=name)
-    coef = scipy.linalg.cho_solve((chol.factor, True), Phi.T @ Y, check_finite=False)
+    coef = scipy.linalg.cho_solve((chol.factor, True), Phi_Y, check_finite=False)
     return FeatureRidge(coef, chol.factor, chol.jitter, False, None)

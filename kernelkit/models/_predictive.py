@@ -8,10 +8,12 @@ noise for noisy targets, undoing the standardisation of ``y``) is written once h
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal, overload
 
 import numpy as np
 
+from kernelkit._dask import import_dask, is_dask_array
 from kernelkit._validation import check_int, check_random_state
 from kernelkit.models._linalg import cholesky_jitter
 
@@ -19,9 +21,10 @@ from kernelkit.models._linalg import cholesky_jitter
 Spread = Literal["mean", "var", "cov"]
 
 
-def target_scaling(y: np.ndarray, normalize: bool) -> tuple[float, float]:
+def target_scaling(y: Any, normalize: bool) -> tuple[float, float]:
     """``(mean, std)`` that standardise ``y`` when ``normalize`` (std 1 for constant ``y``),
-    else ``(0, 1)``."""
+    else ``(0, 1)``. A dask array ``y`` is reduced blockwise (two passes: ``max|y|``, then
+    the mean and the standard deviation together)."""
     if not normalize:
         return 0.0, 1.0
     # on y / max|y|, so that squares cannot overflow (|y| up to ~1e308 stays finite)
@@ -29,7 +32,10 @@ def target_scaling(y: np.ndarray, normalize: bool) -> tuple[float, float]:
     if not top > 0:
         return 0.0, 1.0
     z = y / top
-    mean, std = float(np.mean(z)) * top, float(np.std(z)) * top
+    moments = (np.mean(z), np.std(z))
+    if is_dask_array(z):
+        moments = import_dask("normalize_y of a dask array").compute(*moments)
+    mean, std = float(moments[0]) * top, float(moments[1]) * top
     return mean, std if std > 0 else 1.0
 
 
@@ -42,6 +48,10 @@ class GaussianPredictor:
     the standardised targets; ``y_train_mean_`` and ``y_train_std_`` (when fitted) map
     them back.
     """
+
+    #: Whether ``predict`` maps a dask array block by block (a subclass whose prediction
+    #: of a row needs no other test row, and whose fitted state is small enough to ship).
+    _blockwise_predict: bool = False
 
     def _latent_predictive(
         self, X: Any, what: Spread
@@ -134,7 +144,9 @@ class GaussianPredictor:
         Parameters
         ----------
         X : array of shape (n_test, n_features) or list of objects
-            Test inputs, of the kind ``fit`` took.
+            Test inputs, of the kind ``fit`` took. :class:`RandomFeatureGP
+            <kernelkit.models.RandomFeatureGP>` also takes a dask array chunked along
+            rows (not with ``return_cov``), predicted block by block.
         return_std, return_cov : bool
             At most one of them.
         include_noise : bool, default=False
@@ -143,14 +155,18 @@ class GaussianPredictor:
 
         Returns
         -------
-        mean : ndarray of shape (n_test,)
-        std : ndarray of shape (n_test,)
+        mean : ndarray or dask array of shape (n_test,)
+            A dask array (the row chunks of ``X``) for a dask ``X``, computed when asked
+            for; the fitted model enters its task graph once.
+        std : ndarray or dask array of shape (n_test,)
             If ``return_std``.
         cov : ndarray of shape (n_test, n_test)
             If ``return_cov``.
         """
         if return_std and return_cov:
             raise ValueError("return_std and return_cov cannot both be true")
+        if self._blockwise_predict and is_dask_array(X):
+            return self._predict_dask(X, return_std, return_cov, include_noise)
         what: Spread = "cov" if return_cov else "var" if return_std else "mean"
         mean, spread, noise = self._latent_predictive(X, what)
         scale = getattr(self, "y_train_std_", 1.0)
@@ -165,3 +181,37 @@ class GaussianPredictor:
         if include_noise:
             var = var + noise
         return mean, np.sqrt(var) * scale
+
+    def _predict_dask(self, X: Any, return_std: bool, return_cov: bool, include_noise: bool) -> Any:
+        """``predict`` of every row block of the dask array ``X``, lazily: dask arrays
+        with ``X``'s row chunks. One row of ones goes through ``predict`` first, so that
+        what the array path refuses (a wrong number of features) is refused now."""
+        from kernelkit._dask import check_row_chunked, map_row_blocks, shipping_copy
+
+        if return_cov:
+            raise ValueError(
+                "return_cov=True is not available for a dask array X: the covariance of "
+                "all the test points is one (n_test, n_test) matrix, not a blockwise "
+                "result; use return_std=True, or pass X.compute()"
+            )
+        check_row_chunked(X)
+        probe = self.predict(np.ones((1, X.shape[1]), dtype=X.dtype), return_std=return_std)
+        what = f"{type(self).__name__}.predict of a dask array"
+        model = shipping_copy(self)
+        if not return_std:
+            dtype = np.asarray(probe).dtype
+            return map_row_blocks(_predict_mean, X, model, n_columns=None, dtype=dtype, what=what)
+        func = functools.partial(_predict_mean_std, include_noise=include_noise)
+        both = map_row_blocks(func, X, model, n_columns=2, dtype=probe[0].dtype, what=what)
+        return both[:, 0], both[:, 1]
+
+
+def _predict_mean(X: np.ndarray, model: GaussianPredictor) -> np.ndarray:
+    """The predictive mean of one row block (the array path of ``predict``)."""
+    return np.asarray(model.predict(X))
+
+
+def _predict_mean_std(X: np.ndarray, model: GaussianPredictor, include_noise: bool) -> np.ndarray:
+    """The predictive mean and standard deviation of one row block, as two columns."""
+    mean, std = model.predict(X, return_std=True, include_noise=include_noise)
+    return np.stack([mean, std], axis=1)

@@ -16,14 +16,16 @@ predictive distribution is from the exact GP's (Rowland (2018) §7.6.2, Table 7.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import DataConversionWarning, NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from kernelkit._dask import is_dask_array
 from kernelkit._memory import check_memory
 from kernelkit._validation import (
     check_array,
@@ -37,7 +39,9 @@ from kernelkit.features import AngularFeatures, RandomFourierFeatures
 from kernelkit.kernels import RBF, Angular, Matern, resolve_kernel
 from kernelkit.models._common import (
     apply_feature_map,
+    ridge_from_statistics,
     ridge_on_features,
+    validate_targets,
     validate_training_data,
 )
 from kernelkit.models._linalg import cholesky_jitter
@@ -111,13 +115,83 @@ class _RandomFeatureModel(RegressorMixin, BaseEstimator):
         self.n_features_out_ = Phi.shape[1]
         return Phi
 
-    def _check_size(self, X: np.ndarray) -> None:
+    def _fit_dask(self, X: Any, Y: Any, reg: float) -> tuple[int, np.ndarray, np.ndarray]:
+        """Fit the feature map on the dask array ``X`` and solve the primal system from
+        the sufficient statistics ``Phi^T Phi`` and ``Phi^T Y``, summed over row blocks
+        in a tree (:func:`kernelkit._dask.sum_row_blocks`); ``X`` and ``Y`` come from
+        :meth:`_validate_dask`. Returns ``(n, Phi^T Y, sum of Y**2 per target)``."""
+        from kernelkit._dask import shipping_copy, sum_row_blocks
+
+        fm = self._make_feature_map()
+        if self.feature_map is None:
+            self._check_size(X, primal=True)
+        if hasattr(fm, "fit"):  # a random map computes only X[:1]
+            fm.fit(X)
+        elif hasattr(fm, "fit_transform"):
+            fm.fit_transform(X)
+        gram, Phi_Y, Y_Y, n = sum_row_blocks(
+            _block_statistics,
+            (X, Y),
+            shipping_copy(fm),
+            what=f"{type(self).__name__}.fit on a dask array",
+        )
+        # Rowland (2018) eq. 5.5: the p x p primal system, whatever n is
+        sol = ridge_from_statistics(gram, Phi_Y, reg, "Phi^T Phi + noise*I")
+        self.coef_, self.L_, self.jitter_ = sol.coef, sol.L, sol.jitter
+        self.solver_ = "primal"
+        self.features_fit_ = None
+        self.feature_map_ = fm
+        self.n_features_out_ = gram.shape[0]
+        return int(n), Phi_Y, Y_Y
+
+    def _validate_dask(self, X: Any, y: Any, *, multi_output: bool) -> tuple[Any, Any]:
+        """``fit``'s dask ``X`` and ``y`` (a dask or an in-memory array): ``X`` chunked
+        along rows only, its first row validated as an array would be (this sets
+        ``n_features_in_``); ``y`` numeric, a column vector raveled with a
+        ``DataConversionWarning`` unless ``multi_output``, cut into ``X``'s row chunks
+        (an in-memory ``y`` is cut here; a dask ``y`` must come so). Both as float64,
+        without empty chunks; the finiteness of every block is checked when it is
+        reduced."""
+        from kernelkit._dask import check_aligned_rows, check_row_chunked, import_dask
+
+        da = import_dask(f"{type(self).__name__}.fit on a dask array")
+        check_row_chunked(X)
+        if X.shape[0] == 0:
+            raise ValueError(f"X is empty (shape {X.shape}); at least one sample is required")
+        validate_X(self, np.asarray(X[:1].compute()), reset=True, dtype=np.float64)
+        rows = tuple(c for c in X.chunks[0] if c)  # some dask reductions (std) fail on empty
+        if not is_dask_array(y):
+            y = validate_targets(self, y, X.shape[0], multi_output=multi_output)
+            y = da.from_array(y, chunks=(X.chunks[0], *y.shape[1:]))
+        elif not (np.issubdtype(y.dtype, np.number) or y.dtype == bool):
+            raise TypeError(f"y must be an array of numbers, got dtype {y.dtype}")
+        elif np.issubdtype(y.dtype, np.complexfloating):
+            raise TypeError("y must be real-valued, got a complex array")
+        elif y.ndim == 2 and y.shape[1] == 1 and not multi_output:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected. Please change "
+                "the shape of y to (n_samples, ), for example using ravel().",
+                DataConversionWarning,
+                stacklevel=3,
+            )
+            y = y[:, 0]
+        if y.ndim not in ((1, 2) if multi_output else (1,)):
+            expected = "(n_samples,) or (n_samples, n_targets)" if multi_output else "(n_samples,)"
+            raise ValueError(f"y must have shape {expected}, got shape {y.shape}")
+        check_row_chunked(y, "y", ndim=y.ndim)
+        check_aligned_rows(X, y)
+        return _cut_rows(X.astype(np.float64), rows), _cut_rows(y.astype(np.float64), rows)
+
+    def _check_size(self, X: Any, *, primal: bool = False) -> None:
         """Refuse up front a fit whose random directions, features and linear system could
-        not fit in memory (the estimate is in the message)."""
+        not fit in memory (the estimate is in the message). ``primal``: the fit of a dask
+        array, with one row block of features in memory at a time and the ``p x p``
+        system."""
         (n, d), p = X.shape, int(self.n_components)
-        k = min(n, p)
+        k = p if primal else min(n, p)
+        rows = max(X.chunks[0]) if primal else n
         check_memory(
-            8 * (p * d + n * p + k * k),
+            8 * (p * d + rows * p + k * k),
             f"{type(self).__name__}(n_components={p}) on {n} x {d} data ({p} features, a "
             f"{k} x {k} linear system)",
             "ask for fewer n_components",
@@ -183,7 +257,8 @@ class RandomFeatureRidge(_RandomFeatureModel):
     jitter_ : float
     solver_ : {"primal", "dual"}
         The smaller of the two systems, chosen in ``fit``: ``O(n p min(n, p))`` time,
-        ``O(min(n, p)^2)`` memory beyond the features.
+        ``O(min(n, p)^2)`` memory beyond the features. Always ``"primal"`` after a fit
+        on a dask array.
     features_fit_ : ndarray of shape (n_samples, n_features_out_) or None
         Training features, kept for the dual only.
     n_features_in_, n_features_out_ : int
@@ -206,6 +281,18 @@ class RandomFeatureRidge(_RandomFeatureModel):
     ...                            alpha=0.1, random_state=0).fit(X, y)
     >>> bool(np.sqrt(np.mean((model.predict(X) - np.sin(X[:, 0])) ** 2)) < 0.1)
     True
+
+    Dask arrays chunked along rows are fitted blockwise (the same weights) and predicted
+    lazily:
+
+    >>> import dask.array as da
+    >>> Xd, yd = da.from_array(X, chunks=(50, 2)), da.from_array(y, chunks=50)
+    >>> on_blocks = RandomFeatureRidge(kernel=RBF(lengthscale=1.0), n_components=400,
+    ...                                alpha=0.1, random_state=0).fit(Xd, yd)
+    >>> bool(np.allclose(on_blocks.coef_, model.coef_))
+    True
+    >>> on_blocks.predict(Xd).chunks
+    ((50, 50, 50, 50),)
     """
 
     def __init__(
@@ -226,17 +313,63 @@ class RandomFeatureRidge(_RandomFeatureModel):
 
         Parameters
         ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,) or (n_samples, n_targets)
+        X : array or dask array of shape (n_samples, n_features)
+            A dask array, chunked along rows only, is never loaded whole: the feature
+            map is fitted on its first row (a random map needs only the shape), and
+            ``Phi^T Phi`` and ``Phi^T y`` are summed over its row blocks in a tree; the
+            ``p x p`` primal system is then solved here (always the primal, whatever
+            ``n``). The fitted attributes are NumPy arrays, as for an array.
+        y : array or dask array of shape (n_samples,) or (n_samples, n_targets)
+            With a dask ``X``, a dask ``y`` must have the row chunks of ``X`` (else a
+            ValueError says how to rechunk it); an in-memory ``y`` is cut into them.
+
+        Returns
+        -------
+        self
         """
         alpha = check_positive_scalar(self.alpha, "alpha")
+        if is_dask_array(X):
+            self._fit_dask(*self._validate_dask(X, y, multi_output=True), alpha)
+            return self
         X, y = validate_training_data(self, X, y, None, multi_output=True)
         self._fit_features(X, y, alpha)
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """``phi(X) coef_``, of shape (n_samples,) or (n_samples, n_targets)."""
+    def predict(self, X: Any) -> Any:
+        """``phi(X) coef_``.
+
+        Parameters
+        ----------
+        X : array or dask array of shape (n_samples, n_features_in_)
+            A dask array must be chunked along rows only.
+
+        Returns
+        -------
+        ndarray or dask array of shape (n_samples,) or (n_samples, n_targets)
+            A dask array (the row chunks of ``X``) for a dask ``X``, computed when asked
+            for; the fitted model enters its task graph once.
+        """
+        if is_dask_array(X):
+            return self._predict_dask(X)
         return self._predict_features(X) @ self.coef_
+
+    def _predict_dask(self, X: Any) -> Any:
+        """``predict`` of every row block of the dask array ``X``, lazily. One row of
+        ones goes through ``predict`` first, so that what the array path refuses (a
+        wrong number of features) is refused now."""
+        from kernelkit._dask import check_row_chunked, map_row_blocks, shipping_copy
+
+        check_is_fitted(self, "coef_")
+        check_row_chunked(X)
+        probe = self.predict(np.ones((1, X.shape[1]), dtype=X.dtype))  # refuses what arrays would
+        return map_row_blocks(
+            _predict_block,
+            X,
+            shipping_copy(self),
+            n_columns=None if probe.ndim == 1 else probe.shape[1],
+            dtype=probe.dtype,
+            what=f"{type(self).__name__}.predict of a dask array",
+        )
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
@@ -262,7 +395,10 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
     Fitting costs ``O(n p min(n, p))`` for ``p`` features: with more features than
     samples the ``n x n`` dual system ``Phi Phi^T + noise I`` is solved instead (the same
     posterior, by Woodbury), so memory stays ``O(n p + min(n, p)^2)``. Prediction costs
-    ``O(min(n, p) p)`` per point.
+    ``O(min(n, p) p)`` per point. On dask arrays the fit needs only the sums ``Phi^T
+    Phi``, ``Phi^T y`` and ``y^T y`` over blocks of rows (and the mean and standard
+    deviation of ``y`` for ``normalize_y``), then solves the ``p x p`` primal system;
+    ``predict`` (the mean, or with ``return_std``) maps the blocks.
     The hyperparameters (feature map, ``noise``) are used as given, not fitted; to copy
     them from an exact GP pass its ``kernel_`` and ``noise_``.
 
@@ -360,42 +496,66 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
         self.noise = noise
         self.normalize_y = normalize_y
 
+    _blockwise_predict = True  # predict maps a dask array block by block
+
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> RandomFeatureGP:
         """Fit the feature map and compute the weight posterior.
 
         Parameters
         ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,)
+        X : array or dask array of shape (n_samples, n_features)
+            A dask array, chunked along rows only, is never loaded whole: the feature
+            map is fitted on its first row, the mean and standard deviation of ``y``
+            (``normalize_y``) are reduced first, then ``Phi^T Phi``, ``Phi^T y`` and
+            ``y^T y`` are summed over its row blocks in a tree and the ``p x p`` primal
+            system solved (Rowland (2018) eq. 5.5). The fitted attributes and
+            ``log_marginal_likelihood_value_`` are NumPy arrays and floats, as for an
+            array.
+        y : array or dask array of shape (n_samples,)
             A column vector ``(n_samples, 1)`` is raveled with a ``DataConversionWarning``.
+            With a dask ``X``, a dask ``y`` must have the row chunks of ``X`` (else a
+            ValueError says how to rechunk it); an in-memory ``y`` is cut into them.
+
+        Returns
+        -------
+        self
         """
         noise = check_positive_scalar(self.noise, "noise")
         check_bool(self.normalize_y, "normalize_y")
-        X, y = validate_training_data(self, X, y, None, multi_output=False)
-        mean, std = target_scaling(y, self.normalize_y)
+        blockwise = is_dask_array(X)
+        if blockwise:
+            X, y = self._validate_dask(X, y, multi_output=False)
+        else:
+            X, y = validate_training_data(self, X, y, None, multi_output=False)
+        mean, std = target_scaling(y, self.normalize_y)  # dask: computed first
         yn = (y - mean) / std
-        Phi = self._fit_features(X, yn, noise)
+        if blockwise:
+            n, Phi_y, y_y = self._fit_dask(X, yn, noise)
+        else:
+            Phi = self._fit_features(X, yn, noise)
+            n, Phi_y, y_y = Phi.shape[0], Phi.T @ yn, yn @ yn
         self.noise_ = noise
         self.y_train_mean_, self.y_train_std_ = mean, std
-        self.log_marginal_likelihood_value_ = self._lml(Phi, yn, noise)
+        self.log_marginal_likelihood_value_ = self._lml(n, float(y_y), Phi_y, yn)
         return self
 
-    def _lml(self, Phi: np.ndarray, y: np.ndarray, noise: float) -> float:
-        """``log N(y | 0, Phi Phi^T + noise I)`` in ``O(n p)`` given the fitted factor.
+    def _lml(self, n: int, y_y: float, Phi_y: np.ndarray, y: Any) -> float:
+        """``log N(y | 0, Phi Phi^T + noise I)`` in ``O(p^2)`` given the fitted factor and
+        ``n``, ``y^T y`` and ``Phi^T y`` (which a dask fit sums over row blocks).
 
-        Dual (``L = chol(Phi Phi^T + s I)``): the ordinary GP formula. Primal
-        (``L = chol(A)``, ``A = Phi^T Phi + s I``), through Woodbury:
-        ``y^T (Phi Phi^T + s I)^-1 y = (y^T y - y^T Phi A^-1 Phi^T y) / s``, and the
-        determinant lemma: ``log|Phi Phi^T + s I| = log|A| + (n - p) log s``.
+        Dual (``L = chol(Phi Phi^T + s I)``): the ordinary GP formula (from ``y``
+        itself, in memory). Primal (``L = chol(A)``, ``A = Phi^T Phi + s I``), through
+        Woodbury: ``y^T (Phi Phi^T + s I)^-1 y = (y^T y - y^T Phi A^-1 Phi^T y) / s``,
+        and the determinant lemma: ``log|Phi Phi^T + s I| = log|A| + (n - p) log s``.
         """
-        n, p = Phi.shape
+        p, noise = self.n_features_out_, self.noise_
         logdet = 2.0 * float(np.log(np.diagonal(self.L_)).sum())
         if self.solver_ == "dual":
             v = scipy.linalg.solve_triangular(self.L_, y, lower=True, check_finite=False)
             quad = float(v @ v)
         else:
-            quad = (float(y @ y) - float((Phi.T @ y) @ self.coef_)) / noise
+            quad = (y_y - float(Phi_y @ self.coef_)) / noise
             logdet += (n - p) * math.log(noise)
         return -0.5 * (quad + logdet + n * _LOG_2PI)
 
@@ -485,6 +645,27 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
         if joint:
             return gaussian_kl(p[0], p[1], q[0], q[1])
         return _marginal_kl(p[0], np.diagonal(p[1]), q[0], np.diagonal(q[1]))
+
+
+def _block_statistics(
+    X: np.ndarray, Y: np.ndarray, feature_map: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``Phi^T Phi``, ``Phi^T Y``, the sum of ``Y**2`` per target and the row count of
+    one row block, ``Phi = feature_map(X)``; the block checked as an array ``X`` is."""
+    X = check_array(X, "X", dtype=np.float64)
+    Y = check_array(Y, "y", ndim=Y.ndim, dtype=np.float64)
+    Phi = apply_feature_map(feature_map, X, fit=False)
+    return Phi.T @ Phi, Phi.T @ Y, np.einsum("i...,i...->...", Y, Y), X.shape[0]
+
+
+def _cut_rows(A: Any, rows: tuple[int, ...]) -> Any:
+    """The dask array ``A`` with the row chunks ``rows`` (its own without the empty ones)."""
+    return A if rows == A.chunks[0] else A.rechunk({0: rows})
+
+
+def _predict_block(X: np.ndarray, model: RandomFeatureRidge) -> np.ndarray:
+    """The predictions of one row block (the array path of ``predict``)."""
+    return model.predict(X)
 
 
 def _check_exact_gp(gp: Any, n_features: int) -> None:
