@@ -13,8 +13,14 @@ Each hyperparameter ``x`` has constructor arguments ``x_bounds`` and ``x_prior``
 gives the log-density of the priors and its gradient in ``theta``, for MAP fitting. A new
 kernel subclasses :class:`Kernel` and declares its arguments with :func:`parameter` (see
 the example there).
+
+For large ``n``, :func:`gram` gives the Gram matrix as a lazy dask array computed by
+blocks of rows, and :func:`kernel_operator` gives ``K + noise I`` as a SciPy
+``LinearOperator`` that never forms ``K`` (both in :mod:`kernelkit.kernels.blockwise`,
+imported on first use, PEP 562).
 """
 
+from kernelkit._lazy import lazy_exports
 from kernelkit.kernels.base import Constant, Hyperparameter, Kernel, compose, exp, poly
 from kernelkit.kernels.fisher import DiagonalGaussianMixture, FisherKernel, FisherModel
 from kernelkit.kernels.heuristics import median_heuristic
@@ -50,8 +56,13 @@ __all__ = [
     "White",
     "compose",
     "exp",
+    "gram",
+    "kernel_operator",
     "median_heuristic",
     "parameter",
     "poly",
     "resolve_kernel",
 ]
+
+# the blockwise Gram matrix and operator are imported on first use (PEP 562)
+_, __getattr__, __dir__ = lazy_exports(__name__, {"blockwise": ["gram", "kernel_operator"]})
