@@ -13,6 +13,12 @@ this Gram matrix is identical to fitting the features on the training fold and m
 the test fold into them. No label of a test fold is seen before its single scoring, and
 the WL subtree features are computed once for the largest ``n_iter``: the kernel for
 each smaller ``n_iter`` sums a prefix of the per-iteration Gram blocks.
+
+With a Dask client (``cross_validate_graphs(..., client=client)``) the grid runs as one
+task per (outer fold, ``n_iter``), with the same folds, validation splits and choices, so
+the same result. To keep that one round of tasks, each task also scores its depth's best
+``C`` on the test fold; only the chosen depth's score is kept, and the choice itself
+still sees validation scores only.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from kernelkit._validation import (
     check_positive_scalar,
     check_random_state,
 )
+from kernelkit.distributed import map_tasks
 from kernelkit.models import KernelSVC
 
 from ._base import GraphFeatures
@@ -215,10 +222,11 @@ def _inner_splits(
     y: np.ndarray, inner_folds: int, validation_size: float, random_state: Any
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Validation splits of a training fold (positions within it)."""
+    rng = check_random_state(random_state)
     if inner_folds == 1:
-        splitter = StratifiedShuffleSplit(1, test_size=validation_size, random_state=random_state)
+        splitter = StratifiedShuffleSplit(1, test_size=validation_size, random_state=rng)
     else:
-        splitter = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
+        splitter = StratifiedKFold(inner_folds, shuffle=True, random_state=rng)
     return list(splitter.split(np.zeros(len(y)), y))
 
 
@@ -279,19 +287,36 @@ def select_parameters(
     """
     if not isinstance(grams, dict) or not grams:
         raise ValueError(_GRAMS_EXPECTED)
-    rng = check_random_state(random_state)
     train_idx = np.asarray(train_idx)
+    splits = _inner_splits(y[train_idx], inner_folds, validation_size, random_state)
+    scores = {
+        n_iter: _validation_scores(K, y, train_idx, C_values, splits) for n_iter, K in grams.items()
+    }
+    return _best(scores, C_values)
+
+
+def _validation_scores(
+    K: np.ndarray,
+    y: np.ndarray,
+    train_idx: np.ndarray,
+    C_values: Sequence[float],
+    splits: list[tuple[np.ndarray, np.ndarray]],
+) -> list[float]:
+    """Mean validation accuracy of each ``C`` over ``splits`` (positions within
+    ``train_idx``), on the training graphs only."""
+    K_train = K[np.ix_(train_idx, train_idx)]  # nothing outside the training fold
     y_train = y[train_idx]
-    splits = _inner_splits(y_train, inner_folds, validation_size, rng)
+    per_split = [_accuracies(K_train, y_train, tr, va, C_values) for tr, va in splits]
+    return np.mean(per_split, axis=0).tolist()
+
+
+def _best(scores: dict[int | None, list[float]], C_values: Sequence[float]) -> ParameterSelection:
+    """The best ``(n_iter, C)`` of a grid of scores; ties go to the first in grid order."""
     best: tuple[int | None, float, float] = (None, np.nan, -1.0)
-    scores = {}
-    for n_iter, K in grams.items():
-        K_train = K[np.ix_(train_idx, train_idx)]  # nothing outside the training fold
-        per_split = [_accuracies(K_train, y_train, tr, va, C_values) for tr, va in splits]
-        scores[n_iter] = np.mean(per_split, axis=0).tolist()
-        j = int(np.argmax(scores[n_iter]))
-        if scores[n_iter][j] > best[2]:
-            best = (n_iter, float(C_values[j]), scores[n_iter][j])
+    for n_iter, row in scores.items():
+        j = int(np.argmax(row))
+        if row[j] > best[2]:
+            best = (n_iter, float(C_values[j]), row[j])
     return ParameterSelection(*best, scores=scores)
 
 
@@ -305,6 +330,7 @@ def cross_validate_graphs(
     validation_size: float = 0.2,
     random_state: Any = 0,
     show_progress: bool = True,
+    client: Any = None,
 ) -> GraphCVResult:
     """Nested cross-validation of a precomputed-kernel SVM over kernels and ``C``.
 
@@ -329,7 +355,17 @@ def cross_validate_graphs(
         sides of every training fold's split.
     random_state : int, RandomState or None
     show_progress : bool, default=True
-        A progress bar over the outer folds (silent when not on a terminal).
+        A progress bar over the outer folds (silent when not on a terminal); with a
+        client, Dask's progress bar over the tasks (also only on a terminal).
+    client : None or dask.distributed.Client, default=None
+        ``None``: the folds run here, one after the other. A client
+        (:func:`kernelkit.distributed.dask_client`): one task per (outer fold, ``n_iter``)
+        on its workers (:func:`kernelkit.distributed.map_tasks`), the Gram matrices sent
+        to each worker once. The folds, the validation splits and the choices are the
+        same, so the result equals the one without a client. Each task also scores its
+        depth's best ``C`` on the test fold, so that the sweep is one round of tasks:
+        ``len(grams)`` final fits per fold instead of one, of which only the chosen
+        depth's is kept (the choice is made on validation scores alone).
 
     Returns
     -------
@@ -374,6 +410,18 @@ def cross_validate_graphs(
     for k, (train, _) in enumerate(folds):
         _check_inner_splits(y[train], k, inner_folds, validation_size)
     inner_seed = int(rng.randint(2**31 - 1))
+    if client is not None:
+        return _cross_validate_on_cluster(
+            grams,
+            y,
+            folds,
+            C_values,
+            inner_folds,
+            validation_size,
+            inner_seed,
+            client,
+            show_progress,
+        )
     accuracies, chosen = [], []
     shown = progress(folds, desc="CV folds", total=n_folds) if show_progress else folds
     for train, test in shown:
@@ -389,6 +437,72 @@ def cross_validate_graphs(
         accuracies.append(_accuracies(grams[best.n_iter], y, train, test, [best.C])[0])
         chosen.append(best)
     return GraphCVResult(np.array(accuracies), chosen, folds)
+
+
+def _cross_validate_on_cluster(
+    grams: dict[int | None, np.ndarray],
+    y: np.ndarray,
+    folds: list[tuple[np.ndarray, np.ndarray]],
+    C_values: tuple[float, ...],
+    inner_folds: int,
+    validation_size: float,
+    inner_seed: int,
+    client: Any,
+    show_progress: bool,
+) -> GraphCVResult:
+    """:func:`cross_validate_graphs`' loop as one task per (outer fold, ``n_iter``)."""
+    # the validation splits of each training fold, exactly as select_parameters makes them
+    splits = [
+        _inner_splits(y[train], inner_folds, validation_size, inner_seed) for train, _ in folds
+    ]
+    grid = [(k, n_iter) for k in range(len(folds)) for n_iter in grams]
+    results = dict(
+        zip(
+            grid,
+            map_tasks(
+                _grid_task,
+                grid,
+                client=client,
+                desc="CV grid (outer fold, n_iter)",
+                shared={
+                    "grams": grams,
+                    "y": y,
+                    "folds": folds,
+                    "splits": splits,
+                    "C_values": C_values,
+                },
+                show_progress=show_progress,
+            ),
+            strict=True,
+        )
+    )
+    accuracies, chosen = [], []
+    for k in range(len(folds)):
+        best = _best({n_iter: results[k, n_iter][0] for n_iter in grams}, C_values)
+        accuracies.append(results[k, best.n_iter][1])
+        chosen.append(best)
+    return GraphCVResult(np.array(accuracies), chosen, folds)
+
+
+def _grid_task(
+    item: tuple[int, int | None],
+    *,
+    grams: dict[int | None, np.ndarray],
+    y: np.ndarray,
+    folds: list[tuple[np.ndarray, np.ndarray]],
+    splits: list[list[tuple[np.ndarray, np.ndarray]]],
+    C_values: tuple[float, ...],
+) -> tuple[list[float], float]:
+    """One task of the grid: the validation scores of every ``C`` for outer fold ``k``
+    and depth ``n_iter``, and the test accuracy of this depth's best ``C`` refitted on the
+    whole training fold (kept only if the fold chooses this depth: scoring each depth's
+    candidate in the same task makes the sweep one round of tasks)."""
+    k, n_iter = item
+    train, test = folds[k]
+    K = grams[n_iter]
+    scores = _validation_scores(K, y, train, C_values, splits[k])
+    j = int(np.argmax(scores))
+    return scores, _accuracies(K, y, train, test, [C_values[j]])[0]
 
 
 def _check_C_values(C_values: Any) -> tuple[float, ...]:

@@ -1,7 +1,10 @@
 """``kernelkit graph-classify``: nested cross-validation of a graph kernel SVM.
 
 :func:`register` adds the subcommand; :mod:`kernelkit.cli` finds it (as it finds every
-``kernelkit/<area>/cli.py``) when it builds the ``kernelkit`` parser.
+``kernelkit/<area>/cli.py``) when it builds the ``kernelkit`` parser. ``--scheduler
+ADDRESS`` (a running Dask cluster) or ``--n-workers N`` (a local one) run the
+cross-validation grid as Dask tasks, one per (outer fold, ``n_iter``), with the same
+result (:mod:`kernelkit.distributed`).
 """
 
 from __future__ import annotations
@@ -9,8 +12,11 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from kernelkit.distributed.options import add_cluster_arguments
 
 __all__ = ["KERNELS", "register"]
 
@@ -64,6 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="SVM C values searched (default 1e-3 1e-2 ... 1e3)",
     )
     p.add_argument("--seed", type=int, default=0, help="random seed of the folds (default 0)")
+    add_cluster_arguments(p)
     p.set_defaults(handler=_cmd_graph_classify)
 
 
@@ -108,12 +115,22 @@ def _check_args(args: argparse.Namespace) -> tuple[float, ...]:
 
 
 def _cmd_graph_classify(args: argparse.Namespace) -> int:
+    from kernelkit.distributed import cluster_from_args
+
+    C_values = _check_args(args)
+    # the cluster first: an unreachable scheduler is reported before any work is done
+    with cluster_from_args(args) as client:
+        return _classify(args, C_values, client)
+
+
+def _classify(args: argparse.Namespace, C_values: tuple[float, ...], client: Any) -> int:
+    """Load, compute the Gram matrices, cross-validate (on ``client``'s cluster, if any)
+    and print the folds and the accuracy."""
     from kernelkit._progress import format_seconds
     from kernelkit.cli import UsageError
 
     from .classify import cross_validate_graphs, graph_grams
 
-    C_values = _check_args(args)
     t0 = time.perf_counter()
     graphs, y, name = _load(args.dataset)
     t_load = time.perf_counter() - t0
@@ -151,6 +168,7 @@ def _cmd_graph_classify(args: argparse.Namespace) -> int:
         n_folds=args.folds,
         inner_folds=args.inner_folds,
         random_state=args.seed,
+        client=client,
     )
     t_cv = time.perf_counter() - t2
 

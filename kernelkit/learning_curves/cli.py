@@ -16,6 +16,10 @@ Methods (``--method``, any subset, comma-separated):
   normalisation also on the large-``V`` regular-tree spectrum (eqs. 20-21,
   :func:`kernelkit.learning_curves.regular_tree_approximation`, ``d >= 3``, ``a >= 2``),
   which assumes ``kappa`` = the mean prior variance (global).
+
+``--scheduler ADDRESS`` (a running Dask cluster) or ``--n-workers N`` (a local one) run the
+simulation's graphs as Dask tasks, one per graph, with the same numbers
+(:mod:`kernelkit.distributed`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import argparse
 import math
 import time
 from typing import Any
+
+from kernelkit.distributed.options import add_cluster_arguments
 
 __all__ = ["register"]
 
@@ -113,6 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="threads (default: as many as BLAS uses; -1: all CPUs)",
     )
+    add_cluster_arguments(p)
     p.set_defaults(handler=_cmd_learning_curve)
 
 
@@ -176,6 +183,11 @@ def _check_args(args: argparse.Namespace) -> tuple[list[str], list[float]]:
         raise UsageError(f"--n-jobs must be -1 or a positive integer, got {args.n_jobs}")
     if not 0 <= args.seed < 2**32:
         raise UsageError(f"--seed must be in 0..2**32 - 1, got {args.seed}")
+    if "simulation" not in methods and (args.scheduler is not None or args.n_workers is not None):
+        raise UsageError(
+            "--scheduler and --n-workers apply to --method simulation only (its graphs run "
+            "as Dask tasks); leave them out"
+        )
     return methods, nus
 
 
@@ -213,16 +225,27 @@ def _ensemble(args: argparse.Namespace) -> tuple[Any, Any, str]:
 
 
 def _cmd_learning_curve(args: argparse.Namespace) -> int:
-    from kernelkit._progress import format_seconds
-    from kernelkit.cli import print_table
+    from kernelkit.distributed import cluster_from_args
 
     methods, nus = _check_args(args)
+    # the cluster first: its misuse and an unreachable scheduler are reported before any
+    # work is done; only the simulation's graphs run on it
+    with cluster_from_args(args) as client:
+        return _learning_curve(args, methods, nus, client)
+
+
+def _learning_curve(
+    args: argparse.Namespace, methods: list[str], nus: list[float], client: Any
+) -> int:
+    """Run the methods (the simulation on ``client``'s cluster, if any), print the table
+    and write the plot."""
     import functools
     import warnings
 
     import numpy as np
 
-    from kernelkit._progress import progress
+    from kernelkit._progress import format_seconds, progress
+    from kernelkit.cli import print_table
     from kernelkit.graphs import SingularKernelWarning, random_walk_kernel
     from kernelkit.learning_curves import (
         cavity,
@@ -258,6 +281,7 @@ def _cmd_learning_curve(args: argparse.Namespace) -> int:
                 n_datasets=args.n_datasets,
                 random_state=args.seed,
                 n_jobs=args.n_jobs,
+                client=client,
             )
             name = "simulation"
             columns[name] = (curve.epsilon, curve.stderr)

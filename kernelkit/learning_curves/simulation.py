@@ -38,6 +38,7 @@ which is the posterior variance when ``C_T = C_S``.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable
@@ -50,7 +51,6 @@ from scipy.linalg.blas import dtrsm
 from scipy.linalg.lapack import dpotrf, dtrtri
 
 from kernelkit._memory import check_memory
-from kernelkit._progress import progress
 from kernelkit._threads import blas_threads_for, one_blas_thread, resolve_n_jobs, run_in_threads
 from kernelkit._validation import (
     check_int,
@@ -58,6 +58,7 @@ from kernelkit._validation import (
     check_positive_scalar,
     check_random_state,
 )
+from kernelkit.distributed import map_tasks
 from kernelkit.graphs import SingularKernelWarning
 
 __all__ = ["LearningCurve", "simulate"]
@@ -113,6 +114,7 @@ def simulate(
     n_datasets: int = 10,
     random_state: Any = None,
     n_jobs: int | None = None,
+    client: Any = None,
 ) -> LearningCurve:
     """Learning curves of GP regression on random graphs by exact simulation.
 
@@ -149,7 +151,17 @@ def simulate(
         Seeds the graphs and the example counts (reproducible for an int).
     n_jobs : int or None, default=None
         Threads over the data sets of a graph, each on one BLAS thread; ``None``: as
-        many as BLAS uses, ``-1``: all CPUs. The result does not depend on it.
+        many as BLAS uses, ``-1``: all CPUs. The result does not depend on it. With a
+        client, the threads of each task, resolved on its worker (Dask's workers run
+        BLAS on one thread, so ``None`` means one).
+    client : None or dask.distributed.Client, default=None
+        ``None``: the graphs are simulated here, one after the other. A client
+        (:func:`kernelkit.distributed.dask_client`): one task per graph on its workers
+        (:func:`kernelkit.distributed.map_tasks`), ``ensemble`` and ``kernel`` sent to
+        them pickled. Each graph, and its example counts, is drawn from its own seed
+        taken from ``random_state``, so the result is the same with and without a
+        client (to the last bit of rounding, which can differ where another process
+        lays out its arrays differently).
 
     Returns
     -------
@@ -203,63 +215,37 @@ def simulate(
     nus = _check_nus(nus)
     n_graphs = check_int(n_graphs, "n_graphs", minimum=1)
     n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
-    workers = resolve_n_jobs(check_n_jobs(n_jobs))
+    n_jobs = check_n_jobs(n_jobs)
     rng = check_random_state(random_state)
-    items = [(s, k) for s in range(n_datasets) for k in range(nus.size)]
     seeds = rng.randint(0, 2**32 - 1, size=(n_graphs, 2), dtype=np.int64)
     matched = teacher is None
-
-    vertex_errors: np.ndarray | None = None
-    n_vertices = 0
-    for g in progress(range(n_graphs), desc="simulate", total=n_graphs):
-        graph = ensemble(random_state=int(seeds[g, 0]))
-        with warnings.catch_warnings():
-            # a singular prior (a = 2 on bipartite components: every tree component of an
-            # Erdos-Renyi graph) is harmless here: noise > 0 makes C_JJ + noise / gamma
-            # positive definite
-            warnings.simplefilter("ignore", SingularKernelWarning)
-            C_s = _kernel_matrix(student(graph), "the kernel" if matched else "the student kernel")
-            C_t = C_s if teacher is None else _kernel_matrix(teacher(graph), "the teacher kernel")
-        if C_t.shape != C_s.shape:
-            raise ValueError(
-                "the student and teacher kernels must have one shape, got "
-                f"{C_s.shape} and {C_t.shape}"
-            )
-        if vertex_errors is None:
-            n_vertices = C_s.shape[0]
-            shape = (n_graphs, n_datasets, nus.size, n_vertices)
-            check_memory(
-                8 * math.prod(shape),
-                f"simulate: per-vertex errors of shape {shape}",
-                "use fewer graphs, data sets or values of nu",
-            )
-            vertex_errors = np.empty(shape)
-        elif C_s.shape[0] != n_vertices:
+    # One task per graph, seeded by its own pair of seeds: the result does not depend on
+    # where (this process, any worker) or in which order the graphs are simulated.
+    per_graph = map_tasks(
+        functools.partial(
+            _simulate_graph,
+            ensemble=ensemble,
+            student=student,
+            teacher=teacher,
+            noise=noise,
+            nus=nus,
+            n_graphs=n_graphs,
+            n_datasets=n_datasets,
+            n_jobs=n_jobs,
+        ),
+        [(int(graph_seed), int(data_seed)) for graph_seed, data_seed in seeds],
+        client=client,
+        desc="simulate",
+    )
+    n_vertices = per_graph[0].shape[-1]
+    for errors_g in per_graph[1:]:
+        if errors_g.shape[-1] != n_vertices:
             raise ValueError(
                 "every graph of the ensemble must have the same number of vertices, got "
-                f"{n_vertices} and then {C_s.shape[0]}"
+                f"{n_vertices} and then {errors_g.shape[-1]}"
             )
-        data_rng = np.random.RandomState(int(seeds[g, 1]))
-        gammas = data_rng.poisson(nus[None, :, None], size=(n_datasets, nus.size, n_vertices))
-        out = vertex_errors[g]
-
-        def work(
-            item: tuple[int, int],
-            C_s: np.ndarray = C_s,
-            C_t: np.ndarray = C_t,
-            gammas: np.ndarray = gammas,
-            out: np.ndarray = out,
-        ) -> None:
-            s, k = item
-            if matched:
-                out[s, k] = _posterior_variance(C_s, gammas[s, k], noise)
-            else:
-                out[s, k] = _mismatch_error(C_s, C_t, gammas[s, k], noise)
-
-        # Small factorisations run on one BLAS thread each (kernelkit._threads).
-        with one_blas_thread() if workers > 1 else blas_threads_for(n_vertices):
-            run_in_threads(work, items, workers)
-    assert vertex_errors is not None
+    vertex_errors = np.stack(per_graph)
+    del per_graph
     errors = vertex_errors.mean(axis=3)
     return LearningCurve(
         nus=nus,
@@ -272,6 +258,64 @@ def simulate(
         n_graphs=n_graphs,
         n_datasets=n_datasets,
     )
+
+
+# -- one graph ---------------------------------------------------------------------------
+
+
+def _simulate_graph(
+    seeds: tuple[int, int],
+    *,
+    ensemble: Callable[..., Any],
+    student: Callable[[Any], Any],
+    teacher: Callable[[Any], Any] | None,
+    noise: float,
+    nus: np.ndarray,
+    n_graphs: int,
+    n_datasets: int,
+    n_jobs: int | None,
+) -> np.ndarray:
+    """The errors ``(n_datasets, n_nus, V)`` at every vertex of the graph drawn with
+    ``seeds[0]``, for the example counts drawn with ``seeds[1]``: one task of
+    :func:`simulate`."""
+    graph_seed, data_seed = seeds
+    matched = teacher is None
+    graph = ensemble(random_state=graph_seed)
+    with warnings.catch_warnings():
+        # a singular prior (a = 2 on bipartite components: every tree component of an
+        # Erdos-Renyi graph) is harmless here: noise > 0 makes C_JJ + noise / gamma
+        # positive definite
+        warnings.simplefilter("ignore", SingularKernelWarning)
+        C_s = _kernel_matrix(student(graph), "the kernel" if matched else "the student kernel")
+        C_t = C_s if teacher is None else _kernel_matrix(teacher(graph), "the teacher kernel")
+    if C_t.shape != C_s.shape:
+        raise ValueError(
+            f"the student and teacher kernels must have one shape, got {C_s.shape} and {C_t.shape}"
+        )
+    n_vertices = C_s.shape[0]
+    shape = (n_graphs, n_datasets, nus.size, n_vertices)
+    check_memory(
+        8 * math.prod(shape),
+        f"simulate: per-vertex errors of shape {shape}",
+        "use fewer graphs, data sets or values of nu",
+    )
+    data_rng = np.random.RandomState(data_seed)
+    gammas = data_rng.poisson(nus[None, :, None], size=(n_datasets, nus.size, n_vertices))
+    out = np.empty((n_datasets, nus.size, n_vertices))
+
+    def work(item: tuple[int, int]) -> None:
+        s, k = item
+        if matched:
+            out[s, k] = _posterior_variance(C_s, gammas[s, k], noise)
+        else:
+            out[s, k] = _mismatch_error(C_s, C_t, gammas[s, k], noise)
+
+    n_threads = resolve_n_jobs(n_jobs)
+    items = [(s, k) for s in range(n_datasets) for k in range(nus.size)]
+    # Small factorisations run on one BLAS thread each (kernelkit._threads).
+    with one_blas_thread() if n_threads > 1 else blas_threads_for(n_vertices):
+        run_in_threads(work, items, n_threads)
+    return out
 
 
 # -- one data set ------------------------------------------------------------------------
