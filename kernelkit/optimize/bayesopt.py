@@ -9,6 +9,12 @@ Inputs are scaled to the unit cube ``[0, 1]^d``, where the kernel's lengthscale 
 mean the same thing for every problem; outputs are standardised (``normalize_y``), so
 ``xi`` is measured in standard deviations of the observed values and the defaults
 (0.2 for PI, 0.05 for EI, the seed's) do not depend on the objective's units.
+
+Batches (``ask(n)``, ``run(batch_size=q)``) are chosen one point at a time by a fantasy
+rule of Ginsbourger, Le Riche & Carraro (2010), "Kriging is well-suited to parallelize
+optimization": each chosen point is given a made-up value (the kriging believer's
+posterior mean, or the constant liar's lie) and the next one is chosen with the surrogate
+conditioned on it, its hyperparameters unchanged.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import math
 import numbers
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,6 +58,8 @@ from kernelkit.optimize.surrogate import default_kernel, posterior
 __all__ = ["AcquisitionStep", "BayesianOptimizer", "OptimizationResult"]
 
 _INITIAL_DESIGNS = ("sobol", "lhs", "random")
+_BATCH_STRATEGIES = ("kriging_believer", "constant_liar")
+_LIES = {"min": np.min, "mean": np.mean, "max": np.max}
 #: Perturbation scales (unit cube) of the extra search candidates around the incumbent.
 _LOCAL_SCALES = (1e-3, 1e-2, 1e-1)
 _LOCAL_PER_SCALE = 10
@@ -83,6 +92,53 @@ def _real_number(y: Any, name: str) -> float:
     if arr.size != 1:
         raise ValueError(f"{name} must be one real number, got an array of shape {arr.shape}")
     return float(arr.reshape(()))
+
+
+def _repeats(u: np.ndarray, U: np.ndarray) -> bool:
+    """Whether ``u`` is within ``_DUPLICATE`` (max-norm, unit cube) of a row of ``U``."""
+    return bool(U.shape[0] and np.min(np.max(np.abs(U - u), axis=1)) <= _DUPLICATE)
+
+
+def _evaluate(objective: Any, x: np.ndarray) -> tuple[float, str | None]:
+    """``objective(x)`` as a float, or ``nan`` and why it failed (runs on Dask workers too)."""
+    try:
+        raw = objective(x.copy())  # a copy: the recorded point is the one evaluated
+    except Exception as exc:  # a failed evaluation is data, not the end of the run
+        return math.nan, f"{type(exc).__name__}: {exc}"
+    try:
+        value = _real_number(raw, "the objective's value")  # "1.5" is a failure
+    except (TypeError, ValueError) as exc:
+        return math.nan, str(exc)
+    if not math.isfinite(value):
+        return math.nan, f"objective returned {value}"
+    return value, None
+
+
+def _evaluator(objective: Any, client: Any) -> Callable[[np.ndarray], list]:
+    """A function evaluating the rows of ``X``: here, one after another, or as one Dask
+    task each on ``client``'s cluster."""
+    if client is None:
+        return lambda X: [_evaluate(objective, x) for x in X]
+    from kernelkit.distributed.client import import_distributed
+
+    distributed = import_distributed("run(client=...)")
+    if not isinstance(client, distributed.Client):
+        raise TypeError(
+            f"client must be a dask.distributed.Client or None, got {type(client).__name__}"
+        )
+
+    def on_cluster(X: np.ndarray) -> list:
+        try:
+            futures = [client.submit(_evaluate, objective, x, pure=False) for x in X]
+        except Exception as exc:  # what Dask raises when it cannot pickle the objective
+            raise TypeError(
+                "the objective could not be sent to the Dask workers; with a client it must "
+                f"be picklable (a function or an object without locks, files or "
+                f"connections): {type(exc).__name__}: {exc}"
+            ) from exc
+        return client.gather(futures)
+
+    return on_cluster
 
 
 def _set_lengthscale_prior(kernel: Kernel, prior: Prior) -> None:
@@ -127,7 +183,13 @@ class OptimizationResult:
     source : list of str
         How each point was chosen: ``"initial"`` (design), ``"acquisition"``,
         ``"greedy"`` (posterior-mean step, see ``exploit_every``), ``"random"`` (no
-        successful evaluation to model yet) or ``"told"`` (given to ``tell`` unasked).
+        successful evaluation to model yet, or the acquisition's choice repeated a point)
+        or ``"told"`` (given to ``tell`` unasked).
+    rounds : ndarray of int, shape (n,)
+        The round each point belongs to: the points proposed by one :meth:`ask
+        <BayesianOptimizer.ask>` (one round of :meth:`run <BayesianOptimizer.run>`,
+        evaluated together) share it; rounds count from 0 over the asks that proposed
+        new points. ``-1`` for points told without being asked.
     n_initial : int
         Size of the initial design.
     maximize : bool
@@ -143,6 +205,7 @@ class OptimizationResult:
     xi: np.ndarray
     time: np.ndarray
     source: list[str]
+    rounds: np.ndarray
     n_initial: int
     maximize: bool = False
     _optimizer: Any = field(default=None, repr=False, compare=False)
@@ -151,6 +214,13 @@ class OptimizationResult:
     def n_calls(self) -> int:
         """Number of evaluations of the objective recorded (failed ones included)."""
         return int(self.y.shape[0])
+
+    @property
+    def n_rounds(self) -> int:
+        """Wall-clock rounds: the distinct ``rounds``, each point told unasked a round of
+        its own (``n_calls`` for a sequential run)."""
+        asked = self.rounds[self.rounds >= 0]
+        return int(np.unique(asked).size + np.count_nonzero(self.rounds < 0))
 
     @property
     def n_failed(self) -> int:
@@ -191,12 +261,15 @@ class AcquisitionStep:
     Attributes
     ----------
     n_data : int
-        Evaluations made before this step (the index of the point it chose).
-    X : ndarray of shape (n_data, d)
-        Training inputs, scaled to the unit cube.
-    g : ndarray of shape (n_data,)
+        Evaluations made before this step (the index of the point it chose, in a
+        sequential run).
+    X : ndarray of shape (n_data + n_fantasies, d)
+        Training inputs, scaled to the unit cube: the evaluated points, then the
+        pending points of a batch.
+    g : ndarray of shape (n_data + n_fantasies,)
         Training targets of the maximised ``g`` (``-f``, or ``f`` with ``maximize``),
-        failed evaluations imputed with the worst value.
+        failed evaluations imputed with the worst value, then the fantasy values of the
+        pending points (see ``batch_strategy``).
     kernel : Kernel
         The surrogate's fitted kernel.
     noise : float
@@ -210,6 +283,9 @@ class AcquisitionStep:
         The chosen point, in the unit cube.
     greedy : bool
         Whether the step maximised the posterior mean (see ``exploit_every``).
+    n_fantasies : int
+        Pending points (asked, not yet told) that the step conditioned on with fantasy
+        values: 0 in a sequential run.
     """
 
     n_data: int
@@ -221,6 +297,7 @@ class AcquisitionStep:
     best: float
     x_next: np.ndarray
     greedy: bool = False
+    n_fantasies: int = 0
 
 
 @dataclass
@@ -232,6 +309,7 @@ class _Pending:
     t_start: float
     step: AcquisitionStep | None
     source: str
+    round: int
 
 
 class BayesianOptimizer:
@@ -319,6 +397,19 @@ class BayesianOptimizer:
         Off by default: it costs precision on Branin (median regret over 10 seeds 6.2e-4
         against 4.5e-6 without) and did not keep Hartmann-6 out of its local minimum more
         often (12/30 runs against 13/30, measured with the surrogate fit it replaced).
+    batch_strategy : {"kriging_believer", "constant_liar"}, default="kriging_believer"
+        How :meth:`ask` with ``n`` chooses a batch (Ginsbourger et al. 2010): one point at
+        a time, each chosen point given a fantasy value and the next chosen with the
+        surrogate conditioned on it, with the hyperparameters fitted to the evaluated data
+        (not re-optimised). The kriging believer's fantasy is the surrogate's posterior
+        mean at the point; the constant liar's is ``lie``. Pending points (asked, not yet
+        told) are conditioned on the same way when a later ask proposes new ones.
+    lie : {"min", "mean", "max"}, default="min"
+        The constant liar's value: the minimum, mean or maximum of the successfully
+        observed values of the objective. When minimising, ``"min"`` is the optimistic
+        lie (each fantasy as good as the best value so far) and ``"max"`` the pessimistic
+        one, which spreads a batch the most; with ``maximize`` the roles swap. Unused by
+        the kriging believer.
     random_state : int, RandomState or None
         Seeds the design, the restarts and the searches: the same seed gives the same
         trajectory, through :meth:`run` or through :meth:`ask` / :meth:`tell`.
@@ -346,6 +437,21 @@ class BayesianOptimizer:
     ...     opt.tell(x, float(f(x)))
     >>> opt.result().n_calls
     5
+
+    A batch of four points to evaluate together (on four machines, say), told in any
+    order:
+
+    >>> opt = BayesianOptimizer(f, n_initial=4, random_state=0)
+    >>> X = opt.ask(4)
+    >>> X.shape
+    (4, 1)
+    >>> for x in X[::-1]:
+    ...     opt.tell(x, f(x))
+    >>> res = opt.run(8, batch_size=4)  # two more rounds of four evaluations
+    >>> res.n_calls, res.n_rounds
+    (12, 3)
+    >>> res.rounds.tolist()
+    [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]
     """
 
     def __init__(
@@ -368,6 +474,8 @@ class BayesianOptimizer:
         n_starts: int = 5,
         exploit_every: int | None = 5,
         lengthscale_prior: Prior | None = None,
+        batch_strategy: str = "kriging_believer",
+        lie: str = "min",
         random_state: Any = None,
     ):
         if objective is not None and not callable(objective):
@@ -417,6 +525,8 @@ class BayesianOptimizer:
                 f"GammaPrior(3.0, 6.0)), got {type(lengthscale_prior).__name__}"
             )
         self.lengthscale_prior = lengthscale_prior
+        self.batch_strategy = check_in(batch_strategy, "batch_strategy", _BATCH_STRATEGIES)
+        self.lie = check_in(lie, "lie", tuple(_LIES))
         self.random_state = random_state
         self._rng = check_random_state(random_state)
         self._kernel0 = (default_kernel(d) if kernel is None else kernel).clone()
@@ -432,9 +542,11 @@ class BayesianOptimizer:
         self._xis: list[float] = []
         self._time: list[float] = []
         self._sources: list[str] = []
+        self._rounds: list[int] = []
         self._steps: dict[int, AcquisitionStep] = {}
         self._design: list[np.ndarray] | None = None
-        self._pending: _Pending | None = None
+        self._pending: list[_Pending] = []  # asked, not yet told: oldest first
+        self._n_rounds = 0  # asks that proposed new points
         self._n_acq_steps = 0
         self.gp_: GaussianProcessRegressor | None = None
         self._analytic_gradient = True  # False for kernels without input gradients
@@ -501,31 +613,90 @@ class BayesianOptimizer:
         return gp
 
     # ------------------------------------------------------------------ ask / tell
-    def ask(self) -> np.ndarray:
-        """The next point to evaluate, shape ``(d,)``, in the original domain.
+    def ask(self, n: int | None = None) -> np.ndarray:
+        """The next point to evaluate, or the next ``n`` points to evaluate together.
 
-        Asking again before telling returns the same point. Telling another point (the
-        asked one rounded, say) releases it: the next ask proposes afresh, with the told
+        Asked points stay pending until told: asking again before telling returns the
+        same points. ``ask(n)`` returns the ``n`` oldest pending points, proposing new
+        ones (one new round) only when fewer than ``n`` are pending: first the next
+        points of the initial design, then points chosen by the acquisition with the
+        pending ones as fantasies (see ``batch_strategy``). They never repeat a pending or
+        an evaluated point: should the acquisition's search end on one (within ``1e-8``
+        of the box's width), a uniform random point, of source ``"random"``, takes its
+        place. ``ask()`` is the sequential step: the oldest pending point, or one new
+        point from the evaluated data, without that replacement (a sequential search
+        ends on an evaluated point rarely, and evaluating it again can be what a noisy
+        objective needs). Telling a point that is not pending (the asked one rounded,
+        say) releases every pending point: the next ask proposes afresh, with the told
         point in the data.
+
+        Parameters
+        ----------
+        n : int >= 1, optional
+            Batch size. Without it, one point.
+
+        Returns
+        -------
+        ndarray of shape (d,), or (n, d) with ``n``
+            In the original domain.
+
+        Examples
+        --------
+        >>> from kernelkit.optimize import BayesianOptimizer, get_function
+        >>> f = get_function("branin")
+        >>> opt = BayesianOptimizer(f, n_initial=3, random_state=0)
+        >>> opt.ask(4).shape  # three design points and one chosen by the model
+        (4, 2)
+        >>> bool((opt.ask(4) == opt.ask(4)).all())  # pending until told
+        True
+        >>> opt.ask().shape  # the oldest pending point
+        (2,)
         """
-        if self._pending is not None:
-            return self._pending.x.copy()
-        t0 = time.perf_counter()
+        if n is not None and (
+            isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral)
+        ):
+            raise TypeError(
+                f"n must be None (one point) or an integer >= 1 (a batch), got {type(n).__name__}"
+            )
+        k = 1 if n is None else int(n)
+        if k < 1:
+            raise ValueError(f"n must be >= 1 (the number of points in the batch), got {k}")
+        if len(self._pending) < k:
+            self._propose(k - len(self._pending), time.perf_counter(), distinct=n is not None)
+        if n is None:
+            return self._pending[0].x.copy()
+        return np.array([p.x for p in self._pending[:k]])
+
+    def _propose(self, m: int, t0: float, *, distinct: bool) -> None:
+        """Add ``m`` new pending points, one round: design points first, then the model's
+        (``distinct``: never one already evaluated or pending)."""
         if self._design is None:
             self._design = self._initial_points()
-        acq_value, xi, step = math.nan, math.nan, None
-        if self._design:
-            u, source = self._design.pop(0), "initial"
-        elif not any(np.isfinite(self._y)):
-            u, source = self._rng.uniform(size=self.n_dims), "random"  # nothing to model yet
-        else:
-            # Every matrix here is small: multi-threaded BLAS only adds wake-up latency
-            # (measured 7x slower on 2 busy cores), so hold it to one thread.
-            with threadpool_limits(limits=1, user_api="blas"):
-                u, acq_value, xi, step, source = self._suggest()
-        x = self._from_unit(u)
-        self._pending = _Pending(u, x, acq_value, xi, t0, step, source)
-        return x.copy()
+        r = self._n_rounds
+        self._n_rounds += 1
+        for i in range(m):
+            if self._design:
+                self._add_pending(self._design.pop(0), t0, r, "initial")
+            elif not any(np.isfinite(self._y)):  # nothing to model yet
+                self._add_pending(self._rng.uniform(size=self.n_dims), t0, r, "random")
+            else:
+                # Every matrix here is small: multi-threaded BLAS only adds wake-up latency
+                # (measured 7x slower on 2 busy cores), so hold it to one thread.
+                with threadpool_limits(limits=1, user_api="blas"):
+                    self._suggest(m - i, t0, r, distinct)
+                return
+
+    def _add_pending(
+        self,
+        u: np.ndarray,
+        t0: float,
+        r: int,
+        source: str,
+        acq_value: float = math.nan,
+        xi: float = math.nan,
+        step: AcquisitionStep | None = None,
+    ) -> None:
+        self._pending.append(_Pending(u, self._from_unit(u), acq_value, xi, t0, step, source, r))
 
     def _fixed_gp(self, kernel: Kernel, noise: float) -> GaussianProcessRegressor:
         """A surrogate with these hyperparameters, used as they are (not refitted)."""
@@ -533,9 +704,50 @@ class BayesianOptimizer:
             kernel, noise=noise, noise_bounds="fixed", normalize_y=self.normalize_y, optimizer=None
         )
 
-    def _suggest(self) -> tuple[np.ndarray, float, float, AcquisitionStep, str]:
+    def _suggest(self, m: int, t0: float, r: int, distinct: bool) -> None:
+        """Choose ``m`` points by the acquisition, each conditioned on the pending ones."""
         U, g, ok = self._training_data()
-        gp = self._fit(U, g)
+        gp = self._fit(U, g)  # the hyperparameters: fitted to the evaluated data only
+        for _ in range(m):
+            gp_f, U_f, g_f, ok_f = self._with_fantasies(gp, U, g, ok)
+            u, source, acq_value, xi, step = self._choose(gp_f, U_f, g_f, ok_f, distinct)
+            self._add_pending(u, t0, r, source, acq_value, xi, step)
+
+    def _with_fantasies(
+        self, gp: GaussianProcessRegressor, U: np.ndarray, g: np.ndarray, ok: np.ndarray
+    ) -> tuple[GaussianProcessRegressor, np.ndarray, np.ndarray, np.ndarray]:
+        """The surrogate conditioned on the pending points' fantasy values, its
+        hyperparameters those of ``gp`` (Ginsbourger et al. 2010)."""
+        if not self._pending:
+            return gp, U, g, ok
+        U_p = np.array([p.u for p in self._pending])
+        if self.batch_strategy == "kriging_believer":
+            # Conditioning on an observation equal to the posterior mean leaves the mean
+            # unchanged (hyperparameters fixed), so the mean given the evaluated data is the
+            # believer's value of each pending point, whether the fantasies are added one
+            # at a time, as Ginsbourger et al. do, or together.
+            g_p = posterior(gp, U_p).mean
+        else:
+            lie = float(_LIES[self.lie](np.asarray(self._y)[ok]))
+            g_p = np.full(U_p.shape[0], lie if self.maximize else -lie)
+        U_f, g_f = np.vstack([U, U_p]), np.concatenate([g, g_p])
+        gp_f = self._fixed_gp(gp.kernel_, gp.noise_)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumericalWarning)
+            gp_f.fit(U_f, g_f)
+        return gp_f, U_f, g_f, np.concatenate([ok, np.ones(U_p.shape[0], dtype=bool)])
+
+    def _choose(
+        self,
+        gp: GaussianProcessRegressor,
+        U: np.ndarray,
+        g: np.ndarray,
+        ok: np.ndarray,
+        distinct: bool,
+    ) -> tuple[np.ndarray, str, float, float, AcquisitionStep | None]:
+        """Maximise the acquisition of ``gp`` (trained on ``U``, ``g``): the point, its
+        source, acquisition value, ``xi`` and step. With ``distinct``, a maximiser that
+        repeats a row of ``U`` is replaced by a uniform random point."""
         # incumbent (eq. 2.17): best posterior mean among successfully sampled points
         best, i_inc = noisy_incumbent(gp, normalized=True, among=ok)
         if self._analytic_gradient:
@@ -544,12 +756,13 @@ class BayesianOptimizer:
             except NotImplementedError:  # L-BFGS-B falls back to finite differences
                 self._analytic_gradient = False
         t = self._n_acq_steps
+        self._n_acq_steps += 1
         greedy = bool(self.exploit_every and (t + 1) % self.exploit_every == 0)
         acq, xi = self.acquisition, math.nan
         if greedy:  # pure exploitation: the posterior mean (UCB with beta = 0)
             u = self._search(gp, UpperConfidenceBound(0.0), best, U[i_inc])
-            # the mean peaks at a point already evaluated: nothing to learn there
-            greedy = bool(np.min(np.max(np.abs(U - u), axis=1)) > _DUPLICATE)
+            # the mean peaks at a point already evaluated (or pending): nothing to learn there
+            greedy = not _repeats(u, U)
             if greedy:
                 acq = UpperConfidenceBound(0.0)
         if not greedy:
@@ -558,11 +771,15 @@ class BayesianOptimizer:
                 assert isinstance(acq, ImprovementAcquisition)  # xi has a schedule
                 acq = acq.with_xi(xi)
             u = self._search(gp, acq, best, U[i_inc])
+            if distinct and _repeats(u, U):  # the search fell on a known point
+                return self._rng.uniform(size=self.n_dims), "random", math.nan, math.nan, None
         p = posterior(gp, u[None, :], normalized=True)
         acq_value = float(acq(p.mean, p.std, best)[0])
-        step = AcquisitionStep(len(self._y), U, g, gp.kernel_, gp.noise_, acq, best, u, greedy)
-        self._n_acq_steps += 1
-        return u, acq_value, xi, step, "greedy" if greedy else "acquisition"
+        n_data = len(self._y)
+        step = AcquisitionStep(
+            n_data, U, g, gp.kernel_, gp.noise_, acq, best, u, greedy, U.shape[0] - n_data
+        )
+        return u, "greedy" if greedy else "acquisition", acq_value, xi, step
 
     def _search(
         self, gp: GaussianProcessRegressor, acq: Acquisition, best: float, u_inc: np.ndarray
@@ -595,11 +812,12 @@ class BayesianOptimizer:
     def tell(self, x: Any, y: Any, *, error: str | None = None) -> None:
         """Record the value ``y`` of the objective at ``x`` (original domain).
 
-        ``x`` is recorded as given. If it is the point :meth:`ask` returned, the
-        history keeps how that point was chosen; any other point (the asked one
-        rounded to a grid, say, or an evaluation made elsewhere) is recorded with
-        source ``"told"`` and releases the asked point, so the next :meth:`ask`
-        proposes a new one from all the data (scikit-optimize's behaviour).
+        ``x`` is recorded as given. If it is a point :meth:`ask` returned (any pending
+        point of a batch, in any order), the history keeps how that point was chosen and
+        in which round; any other point (the asked one rounded to a grid, say, or an
+        evaluation made elsewhere) is recorded with source ``"told"`` and round ``-1``
+        and releases every pending point, so the next :meth:`ask` proposes new ones from
+        all the data (scikit-optimize's behaviour).
 
         ``y`` must be a real number (see ``objective``); it may be ``None`` or
         non-finite for a failed evaluation (give the reason as ``error``); failures are
@@ -635,20 +853,25 @@ class BayesianOptimizer:
         if not math.isfinite(value):
             value = math.nan
             error = error or f"objective returned {y!r}"
-        p = self._pending
-        if p is not None and np.allclose(x, p.x, rtol=0.0, atol=1e-12 * float(np.max(hi - lo))):
-            # the asked point: keep its exact unit-cube coordinates (same trajectory as run)
-            u, x, source = p.u, p.x, p.source
+        atol = 1e-12 * float(np.max(hi - lo))
+        i = next(
+            (i for i, p in enumerate(self._pending) if np.allclose(x, p.x, rtol=0.0, atol=atol)),
+            None,
+        )
+        if i is not None:
+            # an asked point: keep its exact unit-cube coordinates (same trajectory as run)
+            p = self._pending.pop(i)
+            u, x, source, r = p.u, p.x, p.source, p.round
             acq_value, xi, t = p.acquisition, p.xi, time.perf_counter() - p.t_start
             if p.step is not None:
                 self._steps[len(self._y)] = p.step
-            self._pending = None
-        else:  # not the asked point: record it as itself and release the asked one
-            self._pending = None
+        else:  # not an asked point: record it as itself and release the asked ones
+            self._pending = []
             u, acq_value, xi, t = self._to_unit(x), math.nan, math.nan, math.nan
-            source = "told"
+            source, r = "told", -1
         self._U.append(u)
         self._sources.append(source)
+        self._rounds.append(r)
         self._X.append(x.copy())
         self._y.append(value)
         self._errors.append(error)
@@ -657,41 +880,81 @@ class BayesianOptimizer:
         self._time.append(t)
 
     # ------------------------------------------------------------------ loop
-    def _evaluate(self, x: np.ndarray) -> tuple[float, str | None]:
-        try:
-            raw = self.objective(x.copy())  # a copy: the recorded point is the one evaluated
-        except Exception as exc:  # a failed evaluation is data, not the end of the run
-            return math.nan, f"{type(exc).__name__}: {exc}"
-        try:
-            value = _real_number(raw, "the objective's value")  # "1.5" is a failure
-        except (TypeError, ValueError) as exc:
-            return math.nan, str(exc)
-        if not math.isfinite(value):
-            return math.nan, f"objective returned {value}"
-        return value, None
-
-    def run(self, n_calls: int, *, progress_bar: bool = False) -> OptimizationResult:
+    def run(
+        self,
+        n_calls: int,
+        *,
+        batch_size: int = 1,
+        client: Any = None,
+        progress_bar: bool = False,
+    ) -> OptimizationResult:
         """Make ``n_calls`` more evaluations of the objective and return the result.
 
         The points of the initial design count among them, as ``n_calls`` counts them in
         scikit-optimize's ``gp_minimize``: ``run(30)`` on a fresh optimiser with
         ``n_initial=5`` makes 5 design evaluations and 25 model-guided ones.
 
+        Parameters
+        ----------
+        n_calls : int >= 0
+            Evaluations to make, exactly (the last round is smaller when ``batch_size``
+            does not divide it).
+        batch_size : int >= 1, default=1
+            Evaluations per round: each round asks for a batch of this many points
+            (``ask(batch_size)``, see ``batch_strategy``), evaluates them together and
+            tells all of them before the next. ``1`` is sequential Bayesian optimisation.
+            The result's ``rounds`` records the round of each evaluation.
+        client : dask.distributed.Client, optional
+            Evaluate each round's points concurrently on this Dask cluster (one task per
+            point; the model is fitted here). The objective is sent to the workers, so it
+            must be picklable by cloudpickle, as Dask pickles it: a function, a
+            :class:`~kernelkit.optimize.functions.TestFunction` or a closure over
+            picklable data, not an object holding a lock, an open file or a connection;
+            failures inside it are recorded as in this process. The workers import what
+            the objective needs. Without a client the points are evaluated in this
+            process, one after another. The trajectory is the same either way for a
+            deterministic objective: the choice of points never runs on the workers.
+        progress_bar : bool, default=False
+            A progress bar over the rounds (quiet when not on a terminal).
+
+        Returns
+        -------
+        OptimizationResult
+            The whole history, this run's evaluations last.
+
         Raises
         ------
         RuntimeError
             If every evaluation so far has failed.
+        TypeError
+            If ``client`` is not a ``dask.distributed.Client``.
+
+        Examples
+        --------
+        >>> from kernelkit.optimize import BayesianOptimizer, get_function
+        >>> f = get_function("branin")
+        >>> res = BayesianOptimizer(f, random_state=0).run(13, batch_size=4)
+        >>> res.n_calls, res.n_rounds
+        (13, 4)
+        >>> res.rounds.tolist()
+        [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3]
         """
         if self.objective is None:
             raise ValueError("run needs an objective; with objective=None use ask() and tell()")
         check_int(n_calls, "n_calls", minimum=0)
-        steps: Any = range(n_calls)
+        batch_size = check_int(batch_size, "batch_size", minimum=1)
+        evaluate = _evaluator(self.objective, client)
+        sizes: Any = [batch_size] * (n_calls // batch_size)
+        if n_calls % batch_size:
+            sizes.append(n_calls % batch_size)
         if progress_bar:
-            steps = progress(steps, desc="bayesopt", total=n_calls)
-        for _ in steps:
-            x = self.ask()
-            y, error = self._evaluate(x)
-            self.tell(x, y, error=error)
+            sizes = progress(sizes, desc="bayesopt", total=len(sizes))
+        for q in sizes:
+            # batch_size=1 is the sequential step, ask() (which, unlike ask(n), may
+            # propose an evaluated point again)
+            X = self.ask()[None] if batch_size == 1 else self.ask(q)
+            for x, (y, error) in zip(X, evaluate(X), strict=True):
+                self.tell(x, y, error=error)
         if self._y and not any(np.isfinite(self._y)):
             raise RuntimeError(
                 f"all {len(self._y)} evaluations of the objective failed; first error: "
@@ -719,6 +982,7 @@ class BayesianOptimizer:
             xi=np.asarray(self._xis, dtype=float),
             time=np.asarray(self._time, dtype=float),
             source=list(self._sources),
+            rounds=np.asarray(self._rounds, dtype=int),
             n_initial=self.n_initial,
             maximize=self.maximize,
             _optimizer=self,

@@ -1,12 +1,17 @@
 """The ``kernelkit bayesopt`` subcommand: Bayesian optimisation of a test function.
 
 ``kernelkit bayesopt --function branin --n-calls 30 --acquisition ei [--initial 5]
-[--seed 0] [--out DIR] [--xi X] [--no-refit]`` runs :class:`BayesianOptimizer` with a
-progress bar for ``--n-calls`` evaluations in all, as ``BayesianOptimizer.run(n_calls)``
+[--seed 0] [--out DIR] [--xi X] [--no-refit] [--batch-size Q [--batch-strategy S]
+[--lie L]] [--scheduler ADDRESS | --n-workers N]`` runs :class:`BayesianOptimizer` with
+a progress bar for ``--n-calls`` evaluations in all, as ``BayesianOptimizer.run(n_calls)``
 counts them (the initial design first, then the model-guided ones), prints how many of
 each ran, the best point, its value and the regret, and writes the
 convergence figure (any dimension) and, for 1-D functions, the seed's per-step figure
 for a selection of steps into ``--out``.
+
+With ``--batch-size Q`` the evaluations run in rounds of ``Q`` points chosen together
+(``run(n_calls, batch_size=Q)``), on a Dask cluster with ``--scheduler`` (a running one)
+or ``--n-workers`` (a local one started for the run), in this process otherwise.
 
 :func:`register` adds the subcommand; :mod:`kernelkit.cli` finds it (as it finds every
 ``kernelkit/<area>/cli.py``) when it builds the ``kernelkit`` parser.
@@ -19,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ACQUISITIONS", "DEFAULT_OUT", "register"]
+__all__ = ["ACQUISITIONS", "BATCH_STRATEGIES", "DEFAULT_OUT", "LIES", "register"]
 
 DEFAULT_OUT = "kernelkit-bayesopt"
 #: At most this many per-step figures for a 1-D run (evenly spaced, the last included).
@@ -27,10 +32,15 @@ _MAX_STEP_FIGURES = 12
 #: Spelled out so that building the parser does not import SciPy and scikit-learn for every
 #: ``kernelkit`` command (a test checks it against ``acquisition_names()``).
 ACQUISITIONS = ("ei", "pi", "logei", "logpi", "ucb")
+#: ``batch_strategy`` and ``lie`` of :class:`BayesianOptimizer`, spelled out for the same
+#: reason (a test checks them against the optimiser's).
+BATCH_STRATEGIES = ("kriging_believer", "constant_liar")
+LIES = ("min", "mean", "max")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``bayesopt`` subcommand (and its handler) to ``subparsers``."""
+    from kernelkit.distributed.options import add_cluster_arguments
     from kernelkit.optimize.functions import function_names  # NumPy only
 
     p = subparsers.add_parser(
@@ -67,6 +77,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="fit the GP hyperparameters on the initial design only",
     )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=1,
+        metavar="Q",
+        help="evaluations per round, chosen together and run concurrently (default 1: sequential)",
+    )
+    p.add_argument(
+        "--batch-strategy",
+        choices=BATCH_STRATEGIES,
+        default="kriging_believer",
+        help="how a batch is chosen: fantasy values from the posterior mean (kriging "
+        "believer, the default) or a constant lie (constant liar)",
+    )
+    p.add_argument(
+        "--lie",
+        choices=LIES,
+        default="min",
+        help="the constant liar's value: min, mean or max of the observed values (default min)",
+    )
+    add_cluster_arguments(p)
     p.set_defaults(handler=_cmd_bayesopt)
 
 
@@ -93,6 +124,10 @@ def _check_args(args: argparse.Namespace) -> None:
         )
     if args.initial is not None and args.initial < 1:
         raise UsageError(f"--initial must be >= 1, got {args.initial}")
+    if args.batch_size < 1:
+        raise UsageError(
+            f"--batch-size must be >= 1 (evaluations per round), got {args.batch_size}"
+        )
     try:
         get_function(args.function)
         get_acquisition(args.acquisition)
@@ -101,6 +136,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 
 def _cmd_bayesopt(args: argparse.Namespace) -> int:
+    from kernelkit.distributed.options import cluster_from_args
     from kernelkit.optimize import BayesianOptimizer, get_function
     from kernelkit.plotting import save_figure
 
@@ -113,13 +149,25 @@ def _cmd_bayesopt(args: argparse.Namespace) -> int:
         xi=args.xi,
         n_initial=args.initial,
         refit_hyperparameters=not args.no_refit,
+        batch_strategy=args.batch_strategy,
+        lie=args.lie,
         random_state=args.seed,
     )
-    res = opt.run(args.n_calls, progress_bar=True)
+    with cluster_from_args(args) as client:
+        res = opt.run(args.n_calls, batch_size=args.batch_size, client=client, progress_bar=True)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     point = ", ".join(f"{v:.6g}" for v in res.x_best)
-    print(f"{f.name}: {_evaluations(res.source)}, acquisition {args.acquisition}, seed {args.seed}")
+    rounds = ""
+    if args.batch_size > 1:
+        strategy = args.batch_strategy.replace("_", " ")
+        if args.batch_strategy == "constant_liar":
+            strategy += f" ({args.lie})"
+        rounds = f" in {res.n_rounds} rounds of up to {args.batch_size} ({strategy})"
+    print(
+        f"{f.name}: {_evaluations(res.source)}{rounds}, acquisition {args.acquisition}, "
+        f"seed {args.seed}"
+    )
     if res.n_calls <= opt.n_initial:
         print(
             f"note: the initial design has {opt.n_initial} points, so no evaluation was "
