@@ -109,15 +109,7 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     >>> SignFeatures(8).fit(X).get_feature_names_out()[:2].tolist()
     ['signfeatures0', 'signfeatures1']
 
-    It transforms a dask array too, block by block of rows, lazily:
-
-    >>> import dask.array as da
-    >>> Zd = SignFeatures(8, coupling="orf", random_state=0).fit(X).transform(
-    ...     da.from_array(X, chunks=(2, 5)))
-    >>> Zd.chunks
-    ((2, 1), (8,))
-    >>> bool(np.allclose(Zd.compute(), Z))
-    True
+    It transforms a dask array too, block by block of rows (see :meth:`transform`).
     """
 
     #: The couplings this map accepts (their aliases too).
@@ -247,6 +239,19 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             A dask array for a dask array (same row chunks, one column chunk), computed
             when it is asked for; the fitted parameters enter its task graph once (one
             key every block depends on), not once per block.
+
+        Examples
+        --------
+        >>> import dask.array as da
+        >>> import numpy as np
+        >>> from kernelkit.features import AngularFeatures
+        >>> X = np.random.RandomState(0).randn(3, 5)
+        >>> features = AngularFeatures(8, coupling="orf", random_state=0).fit(X)
+        >>> Zd = features.transform(da.from_array(X, chunks=(2, 5)))
+        >>> Zd.chunks
+        ((2, 1), (8,))
+        >>> bool(np.allclose(Zd.compute(), features.transform(X)))
+        True
         """
         check_is_fitted(self, "n_components_")
         if is_dask_array(X):
