@@ -57,7 +57,28 @@ def new_figure(
 ) -> tuple[Any, Any]:
     """A figure with ``nrows x ncols`` axes, each about ``width x height`` inches.
 
-    Returns the figure and a single axes (1 x 1) or the 2-D array of axes.
+    Parameters
+    ----------
+    nrows, ncols : int, default=1
+        The grid of axes.
+    width : float, default=4.2
+        Width of each axes' share of the figure, in inches.
+    height : float, default=3.2
+        Height of each axes' share of the figure, in inches.
+    **kw
+        Passed on to ``matplotlib.pyplot.subplots`` (e.g. ``sharex=True``).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        The figure.
+    axes : matplotlib.axes.Axes or ndarray of Axes
+        A single axes (1 x 1), or the 2-D array of axes of shape ``(nrows, ncols)``.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed.
     """
     fig, axes = pyplot().subplots(
         nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False, **kw
@@ -66,7 +87,20 @@ def new_figure(
 
 
 def save_figure(fig: Any, path: str | Path) -> str:
-    """Write ``fig`` as PNG to ``path``, close it, and return the file name."""
+    """Write ``fig`` as PNG to ``path``, close it, and return the file name.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure; laid out tightly before saving.
+    path : str or pathlib.Path
+        Where to write it; missing parent folders are created.
+
+    Returns
+    -------
+    str
+        The file name of ``path`` (without its folder).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()

@@ -74,7 +74,19 @@ def _section(folder: Path, data: dict) -> str:
 
 
 def write_report(out: str | Path) -> Path:
-    """Write ``out/index.html`` for every ``out/*/results.json`` and return its path."""
+    """Write ``out/index.html`` for every ``out/*/results.json`` and return its path.
+
+    Parameters
+    ----------
+    out : str or pathlib.Path
+        The output folder of the experiments, one subfolder per experiment; created if
+        missing. Unreadable results (e.g. half-written by an interrupted run) are skipped.
+
+    Returns
+    -------
+    pathlib.Path
+        The path of the written ``index.html``.
+    """
     out = Path(out)
     found = []
     for path in sorted(out.glob("*/results.json")):

@@ -21,8 +21,19 @@ _SHORT_TEXT = 4000  # upstream descriptions up to this many characters are quote
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """One packaged dataset: ``name`` to pass to :func:`load_dataset`, the ``kind`` of
-    task, the ``shape`` of what the loader returns, and the ``source`` it comes from."""
+    """One packaged dataset, as listed by :func:`catalog`.
+
+    Attributes
+    ----------
+    name : str
+        The name to pass to :func:`load_dataset`.
+    kind : str
+        The kind of task, e.g. ``"regression"`` or ``"graph classification"``.
+    shape : str
+        The shape of what the loader returns, e.g. ``"506 x 13"``.
+    source : str
+        Where the data comes from.
+    """
 
     name: str
     kind: str
@@ -155,11 +166,24 @@ def _canonical(name: str) -> str:
 def load_dataset(name: str) -> Any:
     """Load a packaged dataset by its catalog name (case-insensitive).
 
-    Returns what the specific loader returns: ``(images, labels)`` for ``mnist``,
-    ``(graphs, y)`` for MUTAG, NCI1, NCI109 and EXP, a :class:`~kernelkit.datasets.Table`
-    (``X``, ``y``, ``feature_names``) for the tables and a
-    :class:`~kernelkit.datasets.Corpus` (``documents``, ``labels``, ``ids``) for
-    ``classic3``.
+    Parameters
+    ----------
+    name : str
+        A name from :func:`catalog` (case-insensitive).
+
+    Returns
+    -------
+    object
+        What the specific loader returns: ``(images, labels)`` for ``mnist``,
+        ``(graphs, y)`` for MUTAG, NCI1, NCI109 and EXP, a :class:`~kernelkit.datasets.Table`
+        (``X``, ``y``, ``feature_names``) for the tables and a
+        :class:`~kernelkit.datasets.Corpus` (``documents``, ``labels``, ``ids``) for
+        ``classic3``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not in the catalog.
 
     Examples
     --------

@@ -23,7 +23,23 @@ DEFAULT_TIMEOUT = 10.0
 
 
 def import_distributed(what: str) -> Any:
-    """``dask.distributed``, or an ImportError saying that ``what`` needs it."""
+    """``dask.distributed``, or an ImportError saying that ``what`` needs it.
+
+    Parameters
+    ----------
+    what : str
+        What needs Dask, named in the error message (e.g. ``"dask_client"``).
+
+    Returns
+    -------
+    module
+        The ``dask.distributed`` module.
+
+    Raises
+    ------
+    ImportError
+        If dask.distributed is not installed.
+    """
     try:
         import dask.distributed as distributed
     except ImportError as exc:  # pragma: no cover - exercised with Dask hidden

@@ -22,7 +22,13 @@ __all__ = ["add_cluster_arguments", "cluster_from_args"]
 
 def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--scheduler`` and ``--n-workers`` (an argument group "scaling out") to
-    ``parser``."""
+    ``parser``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser of a subcommand; modified in place.
+    """
     group = parser.add_argument_group(
         "scaling out (Dask; pip install 'kernelkit[dask]')",
         "without these options the work runs in this process",
@@ -47,8 +53,28 @@ def cluster_from_args(
     """The client asked for by ``args.scheduler`` / ``args.n_workers`` (``None``: neither),
     with the dashboard link printed to ``stream`` (default stdout); closed at the end.
 
-    Misuse (both options, ``--n-workers`` below 1) raises :class:`kernelkit.cli.UsageError`
-    (exit status 2); an unreachable scheduler a ConnectionError within ``timeout`` s.
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments; ``args.scheduler`` and ``args.n_workers`` are read when present
+        (see :func:`add_cluster_arguments`).
+    timeout : float, default=10
+        Seconds to wait for the scheduler before giving up.
+    stream : file-like, optional
+        Where the dashboard link is printed; ``None`` means standard output.
+
+    Yields
+    ------
+    dask.distributed.Client or None
+        The client, or ``None`` when neither option is given (the work runs in this
+        process, without Dask).
+
+    Raises
+    ------
+    kernelkit.cli.UsageError
+        Both options given, or ``--n-workers`` below 1 (exit status 2).
+    ConnectionError
+        No scheduler answered within ``timeout`` seconds.
     """
     from kernelkit.cli import UsageError
 

@@ -102,7 +102,7 @@ def map_tasks(
 
     See Also
     --------
-    kernelkit.distributed.dask_client : where the tasks run.
+    kernelkit.distributed.dask_client : Where the tasks run.
 
     Notes
     -----

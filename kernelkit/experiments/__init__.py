@@ -41,7 +41,20 @@ RunFn = Callable[[bool, Path, int], dict]
 
 @dataclass(frozen=True)
 class Experiment:
-    """A registered reproduction."""
+    """A registered reproduction.
+
+    Attributes
+    ----------
+    name : str
+        The registry name (``kernelkit reproduce NAME``).
+    title : str
+        A one-line title, shown in the tour and the report.
+    source : str
+        Which seed table, figure or question it reproduces.
+    run : callable
+        ``run(quick, out, random_state) -> dict``, the experiment itself (see the module
+        notes for the returned dict).
+    """
 
     name: str
     title: str
@@ -54,7 +67,24 @@ _LOADED = False
 
 
 def register(name: str, *, title: str, source: str) -> Callable[[RunFn], RunFn]:
-    """Decorator registering ``run(quick, out, random_state)`` under ``name``."""
+    """Decorator registering ``run(quick, out, random_state)`` under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    title : str
+        A one-line title of the experiment.
+    source : str
+        Which seed table, figure or question it reproduces.
+
+    Returns
+    -------
+    callable
+        The decorator: it registers a function as an :class:`Experiment` and returns the
+        function unchanged. Registering a second function under a taken ``name`` raises
+        ``ValueError``.
+    """
 
     def deco(fn: RunFn) -> RunFn:
         if name in _REGISTRY and _REGISTRY[name].run is not fn:
@@ -76,13 +106,36 @@ def _load_all() -> None:
 
 
 def names() -> list[str]:
-    """Registered experiment names, sorted."""
+    """Registered experiment names, sorted.
+
+    Returns
+    -------
+    list of str
+        The registered names (the experiment modules of this package are imported on the
+        first call).
+    """
     _load_all()
     return sorted(_REGISTRY)
 
 
 def get(name: str) -> Experiment:
-    """The experiment registered as ``name`` (a ``ValueError`` lists the valid names)."""
+    """The experiment registered as ``name`` (a ``ValueError`` lists the valid names).
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`names`.
+
+    Returns
+    -------
+    Experiment
+        Its registry entry.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not registered; the message lists the registered names.
+    """
     _load_all()
     if name not in _REGISTRY:
         raise ValueError(f"unknown experiment {name!r}; available: {', '.join(names())}")
@@ -91,6 +144,25 @@ def get(name: str) -> Experiment:
 
 @dataclass
 class ExperimentResult:
+    """What :func:`run_experiment` returns.
+
+    Attributes
+    ----------
+    name : str
+        The experiment's registry name.
+    title : str
+        Its title.
+    headline : str
+        The one-line main figure (``results["headline"]``).
+    seconds : float
+        Wall-clock time of the run, in seconds.
+    out : pathlib.Path
+        The folder written (``out/name``), holding ``results.json`` and any figures.
+    results : dict
+        The experiment's results as written to ``results.json`` (arrays as lists, NumPy
+        scalars as Python numbers, non-finite floats as strings).
+    """
+
     name: str
     title: str
     headline: str
@@ -120,9 +192,31 @@ def run_experiment(
 ) -> ExperimentResult:
     """Run experiment ``name`` into ``out/name/`` and write its ``results.json``.
 
-    ``random_state`` must be an integer seed in ``[0, 2**32 - 1]`` (a ``TypeError`` or
-    ``ValueError`` otherwise): it is recorded with the results, so that they can be
-    recomputed from it.
+    Parameters
+    ----------
+    name : str
+        A registered experiment (:func:`names`).
+    quick : bool
+        A reduced run (smaller sizes, fewer repeats) for the tests and the tour;
+        ``False``: the full run.
+    out : str or pathlib.Path
+        The parent folder; the experiment writes into ``out/name/`` (created).
+    random_state : int, default=0
+        The seed, an integer in ``[0, 2**32 - 1]``: it is recorded with the results, so
+        that they can be recomputed from it.
+
+    Returns
+    -------
+    ExperimentResult
+        The name, title, headline, run time, folder and JSON-safe results.
+
+    Raises
+    ------
+    TypeError
+        ``random_state`` is not an integer; the experiment returned no dict with a
+        ``"headline"``.
+    ValueError
+        ``random_state`` is out of range; ``name`` is not registered.
     """
     random_state = check_seed(random_state)
     exp = get(name)

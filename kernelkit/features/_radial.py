@@ -233,6 +233,11 @@ class PointMass:
 
     ``rho_K`` of the sinc kernel in three dimensions (uniform on a sphere, Rowland (2018)
     §7.5.3): every frequency has norm ``1 / lengthscale``. There is no density.
+
+    Parameters
+    ----------
+    value : float
+        The constant.
     """
 
     def __init__(self, value: float):
@@ -242,28 +247,106 @@ class PointMass:
         return f"PointMass({self.value!r})"
 
     def rvs(self, size: Any = None, random_state: Any = None) -> Any:
+        """Samples of the law: copies of ``value``.
+
+        Parameters
+        ----------
+        size : int or tuple of int, optional
+            The shape of the output; ``None`` gives a scalar.
+        random_state : int, RandomState instance or None, default=None
+            Checked as scipy.stats does, but not needed: the law has no randomness.
+
+        Returns
+        -------
+        float or ndarray of shape ``size``
+            ``value``, or an array filled with it.
+        """
         check_random_state(random_state)
         if size is None:
             return self.value
         return np.full(size, self.value)
 
     def cdf(self, r: Any) -> Any:
+        """The cumulative distribution function.
+
+        Parameters
+        ----------
+        r : float or array-like
+            Where to evaluate it.
+
+        Returns
+        -------
+        ndarray of float, the shape of ``r``
+            1 where ``r >= value``, 0 elsewhere.
+        """
         return np.where(np.asarray(r, dtype=float) >= self.value, 1.0, 0.0)
 
     def ppf(self, q: Any) -> Any:
+        """The quantile function: ``value`` at every level.
+
+        Parameters
+        ----------
+        q : float or array-like
+            Levels in [0, 1].
+
+        Returns
+        -------
+        float or ndarray of float, the shape of ``q``
+            ``value`` (a scalar for a scalar ``q``).
+        """
         return np.full(np.shape(q), self.value) if np.ndim(q) else self.value
 
     def mean(self) -> float:
+        """The mean.
+
+        Returns
+        -------
+        float
+            ``value``.
+        """
         return self.value
 
     def var(self) -> float:
+        """The variance.
+
+        Returns
+        -------
+        float
+            0.
+        """
         return 0.0
 
     def std(self) -> float:
+        """The standard deviation.
+
+        Returns
+        -------
+        float
+            0.
+        """
         return 0.0
 
     def moment(self, order: int) -> float:
+        """The non-central moment of order ``order``.
+
+        Parameters
+        ----------
+        order : int
+            The order of the moment.
+
+        Returns
+        -------
+        float
+            ``value ** order``.
+        """
         return self.value**order
 
     def support(self) -> tuple[float, float]:
+        """The support of the law.
+
+        Returns
+        -------
+        tuple of float
+            ``(value, value)``.
+        """
         return (self.value, self.value)

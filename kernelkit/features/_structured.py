@@ -49,7 +49,7 @@ def _layout_diagonal(v: np.ndarray, plan: _Plan, dtype: np.dtype) -> np.ndarray:
 
 
 class HadamardRademacher:
-    """Stacked, subsampled products ``P S D_k ... S D_1`` (Rowland (2018) Defs. 6.2–6.4).
+    """Stacked, subsampled products ``P S D_k … S D_1`` (Rowland (2018) Defs. 6.2–6.4).
 
     ``S = H / sqrt(D)`` is the normalised Hadamard matrix of order ``D``, the power of
     two at or above the input dimension ``d`` (inputs are zero-padded, §6.2); the ``D_i``
@@ -65,11 +65,14 @@ class HadamardRademacher:
     Parameters
     ----------
     signs : ndarray of int8, shape (n_stack, k_real, D)
+        The Rademacher diagonals, entries ±1 (``k_real`` per stacked block).
     d : int
         Input dimension.
     n_components : int
         Number ``m`` of rows; ``n_stack = ceil(m / D)``.
     phases : ndarray of int8, shape (n_stack, D), optional
+        Exponents ``q`` in {0, 1, 2, 3} of the last, complex diagonal ``i**q`` (the
+        S-Hybrid matrix); ``None`` for a real matrix.
     row_index : ndarray of int32, optional
         Kept rows of the blocks ``indexed_from, ..., n_stack - 1``, concatenated: block
         ``b`` has ``D`` entries (the last block ``m - (n_stack - 1) D``). Blocks before
@@ -127,7 +130,19 @@ class HadamardRademacher:
             )
 
     def block_rows(self, b: int) -> np.ndarray | None:
-        """Kept rows of stacked block ``b`` (``None``: all ``D``, in order)."""
+        """Kept rows of stacked block ``b`` (``None``: all ``D``, in order).
+
+        Parameters
+        ----------
+        b : int
+            Index of the stacked block, ``0 <= b < n_stack``.
+
+        Returns
+        -------
+        ndarray of int32 or None
+            Indices of the kept rows among the block's ``D``, or ``None`` when it keeps
+            all of them in order.
+        """
         if b < self.indexed_from:
             return None
         D = self.d_pad
@@ -136,14 +151,17 @@ class HadamardRademacher:
 
     @property
     def rows(self) -> list[np.ndarray | None]:
+        """Kept rows of each stacked block, as :meth:`block_rows` (built on access)."""
         return [self.block_rows(b) for b in range(self.n_stack)]
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(m, d)``: the shape of the matrix."""
         return (self.m, self.d)
 
     @property
     def is_complex(self) -> bool:
+        """Whether the matrix is complex (S-Hybrid: the last diagonal has phases)."""
         return self.phases is not None
 
     @property
@@ -160,7 +178,19 @@ class HadamardRademacher:
     def apply(self, X: Any, *, n_jobs: int | None = 1) -> np.ndarray:
         """``X @ M.T`` for ``M`` this ``(m, d)`` matrix, without forming ``M``.
 
-        float32 input stays float32 (complex64 for hybrid); anything else is float64.
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, d)
+            Input rows.
+        n_jobs : int or None, default=1
+            Threads over blocks of rows (``None``: the BLAS thread count, ``-1``: all
+            CPUs).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, m)
+            The projections: float32 for float32 input (complex64 for hybrid), float64
+            (complex128) otherwise.
         """
         return self._apply(_check_input(X, self.d), n_jobs)
 
@@ -179,7 +209,13 @@ class HadamardRademacher:
         return out
 
     def to_dense(self) -> np.ndarray:
-        """The dense ``(m, d)`` matrix (for tests: ``O(m d)`` memory)."""
+        """The dense ``(m, d)`` matrix (for tests: ``O(m d)`` memory).
+
+        Returns
+        -------
+        ndarray of shape (m, d)
+            The matrix, float64 (complex128 for hybrid).
+        """
         return self.apply(np.eye(self.d)).T.copy()
 
     def _diagonals(self, plan: _Plan, dtype: np.dtype) -> list[tuple[list, Any]]:
@@ -202,6 +238,19 @@ class HadamardRademacher:
 
         Each call of ``consume`` gets a ``(rows, cols)`` array it may modify (it is
         overwritten afterwards); all work stays in cache-sized blocks.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, d)
+            Input rows, float32 or float64, C-contiguous (not checked).
+        consume : callable
+            Called as ``consume(start, stop, col_start, col_stop, values, scratch)`` with
+            the projections ``values`` of rows ``start:stop`` of ``X`` onto rows
+            ``col_start:col_stop`` of the matrix, and the calling thread's ``scratch``
+            dict.
+        n_jobs : int or None, default=1
+            Threads over blocks of rows (``None``: the BLAS thread count, ``-1``: all
+            CPUs).
         """
         n = X.shape[0]
         if n == 0:
@@ -290,11 +339,19 @@ class FJLT:
     mixture weights the wrong way round, ``q δ_0 + (1 - q) N(0, 1/q)``). Every entry of
     ``P H D`` has mean 0 and variance 1, like a Gaussian JLT matrix.
 
-    Attributes
+    Draw one with :func:`kernelkit.features.matrices.fjlt_matrix` (the constructor takes
+    the drawn parameters); apply it with :meth:`apply`.
+
+    Parameters
     ----------
     signs : ndarray of int8, shape (D,)
+        The Rademacher diagonal ``D``, entries ±1.
     P : scipy.sparse.csr_matrix of shape (m, D)
+        The sparse Gaussian matrix ``P``.
+    d : int
+        Input dimension.
     q : float
+        Probability that an entry of ``P`` is non-zero.
     """
 
     def __init__(self, signs: np.ndarray, P: sp.csr_matrix, d: int, q: float):
@@ -307,10 +364,12 @@ class FJLT:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(m, d)``: the shape of the matrix."""
         return (self.m, self.d)
 
     @property
     def n_parameter_bytes(self) -> int:
+        """Bytes of the stored random parameters: the signs and ``P``'s sparse arrays."""
         P = self.P
         return int(self.signs.nbytes + P.data.nbytes + P.indices.nbytes + P.indptr.nbytes)
 
@@ -319,7 +378,21 @@ class FJLT:
 
     def apply(self, X: Any, *, n_jobs: int | None = 1) -> np.ndarray:
         """``X @ (P H D).T`` without forming ``P H D``: ``H D`` through the FWHT, ``P`` as
-        a sparse product, both on cache-sized blocks of rows."""
+        a sparse product, both on cache-sized blocks of rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, d)
+            Input rows.
+        n_jobs : int or None, default=1
+            Threads over blocks of rows (``None``: the BLAS thread count, ``-1``: all
+            CPUs).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, m)
+            The projections: float32 for float32 input, float64 otherwise.
+        """
         return self._apply(_check_input(X, self.d), n_jobs)
 
     def _apply(self, X: np.ndarray, n_jobs: int | None, request: str = "FJLT.apply") -> np.ndarray:
@@ -336,6 +409,13 @@ class FJLT:
         return out
 
     def to_dense(self) -> np.ndarray:
+        """The dense ``(m, d)`` matrix ``P H D`` (for tests: ``O(m d)`` memory).
+
+        Returns
+        -------
+        ndarray of shape (m, d)
+            The matrix, float64.
+        """
         return self.apply(np.eye(self.d)).T.copy()
 
 

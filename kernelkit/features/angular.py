@@ -60,6 +60,7 @@ class AngularFeatures(RandomMap):
     n_blocks : int, default=3
         ``S D`` factors for ``coupling="hadamard"``.
     random_state : int, RandomState or None, default=None
+        Seeds the random draws of ``fit``; the same value gives the same map.
     n_jobs : int or None, default=None
         Threads for ``transform`` (``None``: as many as BLAS uses).
 
@@ -105,6 +106,12 @@ class AngularFeatures(RandomMap):
         return out
 
     def get_directions(self) -> np.ndarray:
-        """The dense ``(n_components, n_features_in_)`` matrix ``W`` (for tests)."""
+        """The dense ``(n_components, n_features_in_)`` matrix ``W`` (for tests).
+
+        Returns
+        -------
+        ndarray of float64, shape (n_components, n_features)
+            A copy of the directions, formed even for ``coupling="hadamard"``.
+        """
         check_is_fitted(self, "directions_")
         return self.directions_.to_dense()

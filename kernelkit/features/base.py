@@ -41,6 +41,7 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
     n_blocks : int, default=3
         Number of ``S D`` factors of the Hadamard–Rademacher products.
     random_state : int, RandomState or None, default=None
+        Seeds the random draws of ``fit``; the same value gives the same map.
     n_jobs : int or None, default=None
         Threads over blocks of rows in ``transform`` (``None``: as many as BLAS uses,
         ``-1``: all CPUs).
@@ -165,10 +166,12 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
             shape and dtype, so only its first row is computed and validated (the other
             rows are validated block by block when they are transformed).
         y : ignored
+            Not used, present for scikit-learn API consistency.
 
         Returns
         -------
-        self
+        self : object
+            The fitted map.
         """
         self._check_params()
         X = self._validate_dask_head(X) if is_dask_array(X) else self._validate(X, reset=True)
@@ -229,13 +232,13 @@ class RandomMap(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 
         Parameters
         ----------
-        X : array-like or dask array of shape (n_samples, n_features_in_)
+        X : array-like or dask array of shape (n_samples, n_features)
             A dask array must be chunked along rows only; its blocks are transformed
             independently, with the same checks as an array.
 
         Returns
         -------
-        ndarray or dask array of shape (n_samples, n_components_)
+        ndarray or dask array of shape (n_samples, n_components)
             A dask array for a dask array (same row chunks, one column chunk), computed
             when it is asked for; the fitted parameters enter its task graph once (one
             key every block depends on), not once per block.

@@ -228,6 +228,11 @@ class SIFTDescriptors:
     def grid(self, shape: tuple[int, int]) -> np.ndarray:
         """The dense keypoint centres for an image of ``shape = (H, W)`` (before upscaling).
 
+        Parameters
+        ----------
+        shape : tuple of (int, int)
+            ``(H, W)``, the height and width of the image before upscaling.
+
         Returns
         -------
         ndarray of shape (n, 2), int

@@ -76,7 +76,7 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
 
     See Also
     --------
-    kernelkit.kernels.FisherKernel : the Fisher kernel of any generative model; with
+    kernelkit.kernels.FisherKernel : The Fisher kernel of any generative model; with
         :class:`kernelkit.kernels.DiagonalGaussianMixture` its Gram matrix is ``V V^T`` for
         the vectors ``V`` of this encoder without PCA and normalisations.
 
@@ -170,6 +170,18 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         X : sequence of array-like of shape (n_i, D)
             One descriptor array per set; sets may be empty, but not all of them.
         y : ignored
+            Not used, present for scikit-learn API consistency.
+
+        Returns
+        -------
+        self : FisherVectorEncoder
+            The fitted encoder.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` holds no descriptors, or ``pca_components``, ``n_components`` or
+            ``gmm`` do not fit the descriptors.
         """
         check_bool(self.power_normalize, "power_normalize")
         check_bool(self.l2_normalize, "l2_normalize")
@@ -235,6 +247,11 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         X : sequence of array-like of shape (n_i, D)
             One descriptor array per set, ``D`` as in :meth:`fit`; an empty set gives a
             zero vector (and one :class:`EmptyDescriptorSetWarning` for all of them).
+
+        Returns
+        -------
+        ndarray of shape (len(X), vector_length)
+            One Fisher vector per set.
         """
         check_is_fitted(self, "gmm_")
         sets, lengths, _ = check_sets(X, self.n_descriptor_features_)
@@ -261,7 +278,18 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
         """Output names: ``fv_w{i}`` (with ``include_weights``), ``fv_mu{i}_{j}``,
-        ``fv_sigma{i}_{j}`` for component ``i`` and (PCA) coordinate ``j``."""
+        ``fv_sigma{i}_{j}`` for component ``i`` and (PCA) coordinate ``j``.
+
+        Parameters
+        ----------
+        input_features : ignored
+            Not used, present for scikit-learn API consistency.
+
+        Returns
+        -------
+        ndarray of object, shape (vector_length,)
+            The names, in the order of the columns of :meth:`transform`.
+        """
         check_is_fitted(self, "gmm_")
         k, f = self.gmm_.means_.shape
         names = [f"fv_w{i}" for i in range(k)] if self.include_weights else []

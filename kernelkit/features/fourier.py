@@ -88,7 +88,9 @@ class RandomFourierFeatures(RandomMap):
     n_blocks : int, default=3
         Number of ``S D`` factors for ``coupling="hadamard"``.
     features : {"cos_sin", "cos_bias"}, default="cos_sin"
+        Paired cosine and sine columns, or random-phase cosines (see above).
     random_state : int, RandomState or None, default=None
+        Seeds the random draws of ``fit``; the same value gives the same map.
     n_jobs : int or None, default=None
         Threads over blocks of rows in ``transform``; ``None`` uses as many as BLAS
         would (``threadpoolctl``), ``-1`` all CPUs.
@@ -109,18 +111,18 @@ class RandomFourierFeatures(RandomMap):
         Column names of a DataFrame given to ``fit`` (only then).
     kernel_ : RBF or Matern
         A copy of the kernel whose features these are (``kernel`` resolved, as fitted).
-    lengthscale_ : float or ndarray of shape (n_features_in_,)
+    lengthscale_ : float or ndarray of shape (n_features,)
     variance_ : float
         The kernel's lengthscale and variance, as fitted (``transform`` uses these).
     features_ : str
         ``features`` as fitted.
-    frequencies_ : ndarray of shape (n_frequencies_, n_features_in_) or None
+    frequencies_ : ndarray of shape (n_frequencies, n_features) or None
         ``W`` for the dense couplings (``None`` for ``"hadamard"``).
     matrix_ : HadamardRademacher or None
         The structured directions (``"hadamard"`` only).
-    norms_ : ndarray of shape (n_frequencies_,) or None
+    norms_ : ndarray of shape (n_frequencies,) or None
         Frequency norms for ``"hadamard"`` (lengthscale included).
-    offsets_ : ndarray of shape (n_frequencies_,) or (1,), or None
+    offsets_ : ndarray of shape (n_frequencies,) or (1,), or None
         Phases ``b``: one per frequency for ``features="cos_bias"``; for ``"cos_sin"``
         with an odd width the one phase of the last frequency (shape ``(1,)``), ``None``
         for an even width.
@@ -131,9 +133,9 @@ class RandomFourierFeatures(RandomMap):
 
     See Also
     --------
-    AngularFeatures : sign features for the angular kernel.
-    RandomMap : the base class (shared parameters, fit and transform plumbing).
-    sklearn.kernel_approximation.RBFSampler : i.i.d. ``cos_bias`` features, RBF only.
+    AngularFeatures : Sign features for the angular kernel.
+    RandomMap : The base class (shared parameters, fit and transform plumbing).
+    sklearn.kernel_approximation.RBFSampler : I.i.d. ``cos_bias`` features, RBF only.
 
     Notes
     -----
@@ -255,7 +257,13 @@ class RandomFourierFeatures(RandomMap):
 
     def get_frequencies(self) -> np.ndarray:
         """The dense ``(n_frequencies_, n_features_in_)`` frequency matrix ``W`` (formed
-        explicitly even for ``coupling="hadamard"``: for tests and analysis)."""
+        explicitly even for ``coupling="hadamard"``: for tests and analysis).
+
+        Returns
+        -------
+        ndarray of float64, shape (n_frequencies, n_features)
+            The frequencies, one per row (a copy).
+        """
         check_is_fitted(self, "directions_")
         return self.directions_.to_dense()
 

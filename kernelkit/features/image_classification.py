@@ -54,8 +54,14 @@ class FisherClassification:
         ``confusion[i, j]``: test sets of class ``classes[i]`` predicted as ``classes[j]``.
     classes : ndarray
         The class labels, in the order of ``confusion``.
-    n_components, pca_components, power_normalize, C
-        The settings used (``K``, ``f``, signed square root, SVM ``C``).
+    n_components : int
+        ``K``, the mixture components used.
+    pca_components : int or None
+        ``f``, the descriptor dimension after PCA (``None``: no PCA).
+    power_normalize : bool
+        Whether the signed square root was applied.
+    C : float
+        The SVMs' regularisation constant.
     n_train, n_test : int
         Number of training and test sets.
     vector_length : int
@@ -85,8 +91,12 @@ class FisherParameterSelection:
 
     Attributes
     ----------
-    n_components, pca_components, C
-        The chosen ``K``, ``f`` and SVM ``C``.
+    n_components : int
+        The chosen ``K``.
+    pca_components : int or None
+        The chosen ``f`` (``None``: no PCA).
+    C : float
+        The chosen SVM ``C``.
     validation_accuracy : float
         The validation accuracy of the chosen triple (the best of ``scores``).
     scores : dict
@@ -172,9 +182,13 @@ def classify_fisher_vectors(
 
     Parameters
     ----------
-    train_sets, test_sets : sequence of arrays of shape (n_i, D)
-        Descriptor sets (from :func:`~kernelkit.features.extract_descriptors`).
-    y_train, y_test : array-like
+    train_sets : sequence of arrays of shape (n_i, D)
+        Training descriptor sets (from :func:`~kernelkit.features.extract_descriptors`).
+    y_train : array-like of shape (len(train_sets),)
+        Their classes.
+    test_sets : sequence of arrays of shape (n_i, D)
+        Test descriptor sets.
+    y_test : array-like of shape (len(test_sets),)
         Their classes.
     n_components : int, default=16
         ``K``, the mixture components.
@@ -194,6 +208,12 @@ def classify_fisher_vectors(
     Returns
     -------
     FisherClassification
+        The test accuracy and confusion matrix, the settings used and the timings.
+
+    Raises
+    ------
+    ValueError
+        If ``y_train`` or ``y_test`` is not 1-D with one class per set.
 
     Examples
     --------
@@ -271,8 +291,14 @@ def select_fisher_parameters(
 
     Parameters
     ----------
-    train_sets, y_train, test_sets, y_test
-        As in :func:`classify_fisher_vectors`.
+    train_sets : sequence of arrays of shape (n_i, D)
+        Training descriptor sets, as in :func:`classify_fisher_vectors`.
+    y_train : array-like of shape (len(train_sets),)
+        Their classes.
+    test_sets : sequence of arrays of shape (n_i, D)
+        Test descriptor sets, scored once with the chosen setting.
+    y_test : array-like of shape (len(test_sets),)
+        Their classes.
     n_components_values, pca_components_values, C_values : sequences
         The grid.
     validation_size : float, default=0.2
@@ -287,6 +313,13 @@ def select_fisher_parameters(
     Returns
     -------
     FisherParameterSelection
+        The chosen setting, the validation scores of the grid and the test outcome.
+
+    Raises
+    ------
+    ValueError
+        If a grid is empty, or ``y_train`` or ``y_test`` is not 1-D with one class per
+        set.
     """
     y_train, y_test = _check_labels(train_sets, y_train, test_sets, y_test)
     seed = check_seed(random_state)

@@ -77,6 +77,25 @@ def resolve_coupling(
 ) -> str:
     """The coupling named by ``coupling``: one of ``accepted``, or an alias of one.
 
+    Parameters
+    ----------
+    coupling : str
+        A coupling, or an alias from :data:`COUPLING_ALIASES`.
+    accepted : tuple of str, default=COUPLINGS
+        The couplings allowed here; an alias counts only if its coupling is among them.
+    name : str, default="coupling"
+        The argument name used in the error message.
+
+    Returns
+    -------
+    str
+        The coupling, one of ``accepted``.
+
+    Raises
+    ------
+    ValueError
+        If ``coupling`` is neither one of ``accepted`` nor an alias of one.
+
     Examples
     --------
     >>> resolve_coupling("sorf")
@@ -142,7 +161,22 @@ def _check_dense_size(name: str, m: int, d: int, copies: int = 1) -> None:
 
 
 def gaussian_matrix(n_components: int, d: int, random_state: Any = None) -> np.ndarray:
-    """I.i.d. ``N(0, 1)`` entries: the JLT matrix ``G`` (Rowland (2018) §5.3.1)."""
+    """I.i.d. ``N(0, 1)`` entries: the JLT matrix ``G`` (Rowland (2018) §5.3.1).
+
+    Parameters
+    ----------
+    n_components : int
+        Number ``m`` of rows.
+    d : int
+        Input dimension (number of columns).
+    random_state : int, RandomState or None, default=None
+        Seeds the draw.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_components, d)
+        The matrix.
+    """
     m, d = _check_shape(n_components, d)
     _check_dense_size("gaussian_matrix", m, d)
     return check_random_state(random_state).standard_normal((m, d))
@@ -154,6 +188,20 @@ def haar_rows(n_components: int, d: int, random_state: Any = None) -> np.ndarray
 
     Each block is ``Q`` from the QR factorisation of a Gaussian matrix with the columns
     multiplied by ``sign(diag(R))``, which makes it exactly Haar (Mezzadri 2007).
+
+    Parameters
+    ----------
+    n_components : int
+        Number ``m`` of rows.
+    d : int
+        Input dimension (number of columns).
+    random_state : int, RandomState or None, default=None
+        Seeds the draw.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_components, d)
+        The rows, orthonormal within each block of ``d``.
     """
     m, d = _check_shape(n_components, d)
     _check_dense_size("haar_rows", m, d, _HAAR_COPIES)
@@ -189,7 +237,22 @@ def _haar_columns(G: np.ndarray) -> np.ndarray:
 def gaussian_orthogonal_matrix(n_components: int, d: int, random_state: Any = None) -> np.ndarray:
     """``G_ort``: Haar-orthogonal rows scaled by independent ``chi_d`` norms, so that each
     row is marginally ``N(0, I_d)`` and rows within a block of ``d`` are orthogonal
-    (Rowland (2018) Def. 6.1 and Def. 7.1 for ``m > d``)."""
+    (Rowland (2018) Def. 6.1 and Def. 7.1 for ``m > d``).
+
+    Parameters
+    ----------
+    n_components : int
+        Number ``m`` of rows.
+    d : int
+        Input dimension (number of columns).
+    random_state : int, RandomState or None, default=None
+        Seeds the draw.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_components, d)
+        The matrix ``G_ort``.
+    """
     m, d = _check_shape(n_components, d)
     _check_dense_size("gaussian_orthogonal_matrix", m, d, _HAAR_COPIES)
     rng = check_random_state(random_state)
@@ -213,6 +276,29 @@ def sparse_matrix(
     ``density=1e-9`` a whole ``(100, 1000)`` matrix is zero with probability 0.9999).
     The named densities are used as published (``"achlioptas"``'s 1/3 is below ``1/d``
     only for ``d <= 2``).
+
+    Parameters
+    ----------
+    n_components : int
+        Number ``m`` of rows.
+    d : int
+        Input dimension (number of columns).
+    random_state : int, RandomState or None, default=None
+        Seeds the draw.
+    density : {"achlioptas", "li", "auto"} or float, default="achlioptas"
+        The probability ``s`` that an entry is non-zero (see above).
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix of float64, shape (n_components, d)
+        The matrix, with sorted indices.
+
+    Raises
+    ------
+    ValueError
+        If ``density`` is an unknown name or a float outside ``[1/d, 1]``.
+    TypeError
+        If ``density`` is neither a name nor a number.
     """
     m, d = _check_shape(n_components, d)
     s = _density(density, d)
@@ -272,12 +358,14 @@ def hadamard_rademacher(
     subsampling: str = "without_replacement",
     hybrid: bool = False,
 ) -> HadamardRademacher:
-    """Stacked subsampled Hadamard–Rademacher matrices ``P S D_k ... S D_1``.
+    """Stacked subsampled Hadamard–Rademacher matrices ``P S D_k … S D_1``.
 
     Parameters
     ----------
     n_components, d : int
         Rows ``m`` and input dimension; inputs are zero-padded to ``D = 2**ceil(log2 d)``.
+    random_state : int, RandomState or None, default=None
+        Seeds the draw.
     n_blocks : int, default=3
         ``k``, the number of ``S D`` factors (Rowland (2018) Def. 6.3; §7.6 uses 3).
     subsampling : {"without_replacement", "with_replacement", "first"}
@@ -344,6 +432,29 @@ def fjlt_matrix(
     ``Θ(log² N / d)`` of the thesis with constant 1, natural log, ``log N >= 1``);
     ``n_points`` defaults to ``D``. A ``q`` below ``1/D`` is refused, as a ``density``
     below ``1/d`` in :func:`sparse_matrix` (most outputs would be exactly 0).
+
+    Parameters
+    ----------
+    n_components : int
+        Number ``m`` of rows.
+    d : int
+        Input dimension (number of columns).
+    random_state : int, RandomState or None, default=None
+        Seeds the draw.
+    n_points : int, optional
+        ``N``, the number of points to be projected, for the default ``q``.
+    q : float, optional
+        The density of ``P``, in ``[1/D, 1]``.
+
+    Returns
+    -------
+    FJLT
+        Stores ``D`` signs (int8) and the non-zeros of ``P``.
+
+    Raises
+    ------
+    ValueError
+        If ``q`` is outside ``[1/D, 1]``.
     """
     m, d = _check_shape(n_components, d)
     rng = check_random_state(random_state)
@@ -394,14 +505,58 @@ def sample_matrix(
 ) -> Any:
     """Draw an ``(n_components, d)`` random matrix with rows coupled by ``coupling`` (one
     of :data:`PROJECTION_COUPLINGS`, or an alias of :data:`COUPLING_ALIASES`); ``options``
-    go to its sampler."""
+    go to its sampler.
+
+    Parameters
+    ----------
+    coupling : str
+        One of :data:`PROJECTION_COUPLINGS`, or an alias.
+    n_components : int
+        Number ``m`` of rows.
+    d : int
+        Input dimension (number of columns).
+    random_state : int, RandomState or None, default=None
+        Seeds the draw.
+    **options
+        Keyword arguments of the sampler, e.g. ``n_blocks`` for ``"hadamard"`` or
+        ``density`` for ``"sparse"``.
+
+    Returns
+    -------
+    ndarray, scipy.sparse.csr_matrix, HadamardRademacher or FJLT
+        What the sampler of ``coupling`` returns (see the module documentation).
+    """
     coupling = resolve_coupling(coupling, PROJECTION_COUPLINGS)
     return _SAMPLERS[coupling](n_components, d, random_state, **options)
 
 
 def apply_matrix(A: Any, X: Any, *, n_jobs: int | None = 1) -> np.ndarray:
     """``X @ A.T`` for any ``(m, d)`` matrix returned by the samplers (dense, sparse or
-    structured); ``X`` must have shape ``(n_samples, d)``. float32 stays float32."""
+    structured); ``X`` must have shape ``(n_samples, d)``. float32 stays float32.
+
+    Parameters
+    ----------
+    A : ndarray, scipy.sparse matrix, HadamardRademacher or FJLT
+        An ``(m, d)`` matrix from the samplers.
+    X : array-like of shape (n_samples, d)
+        Input rows (may be empty).
+    n_jobs : int or None, default=1
+        Threads over blocks of rows for the sparse and structured matrices (``None``: the
+        BLAS thread count, ``-1``: all CPUs); dense matrices use BLAS.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, m)
+        The projections, float32 for float32 ``X``, else float64 (complex for the hybrid
+        coupling).
+
+    Raises
+    ------
+    TypeError
+        If ``A`` is not a two-dimensional matrix.
+    ValueError
+        If ``X`` does not have ``d`` columns, or the projections overflow float64.
+    """
     shape = getattr(A, "shape", None)
     if shape is None or len(shape) != 2:
         raise TypeError(
@@ -427,7 +582,18 @@ _FINITE_BOUND = 1e300
 def matrix_gain(A: Any) -> float:
     """A bound on ``|(A x)_i| / max_j |x_j|`` (partial sums included) for any matrix of
     :mod:`kernelkit.features.matrices`: ``d max|A|`` for dense and sparse matrices, ``D``
-    for Hadamard-Rademacher rows (unit norm), ``D^2 max|P|`` for the FJLT ``P H D``."""
+    for Hadamard-Rademacher rows (unit norm), ``D^2 max|P|`` for the FJLT ``P H D``.
+
+    Parameters
+    ----------
+    A : ndarray, scipy.sparse matrix, HadamardRademacher or FJLT
+        An ``(m, d)`` matrix from the samplers.
+
+    Returns
+    -------
+    float
+        The bound.
+    """
     if isinstance(A, np.ndarray):
         return float(A.shape[1]) * float(np.max(np.abs(A), initial=0.0))
     if hasattr(A, "P"):  # FJLT: |H D x| <= D max|x| per coordinate, then P sums D of them
@@ -442,7 +608,26 @@ def check_projections_finite(
 ) -> None:
     """Raise ``ValueError`` if ``out``, computed from ``X`` through projections bounded by
     ``gain * max|X|``, overflowed float64. The output is scanned only when the bound says
-    an overflow is possible, so ordinary inputs cost two reductions over ``X``."""
+    an overflow is possible, so ordinary inputs cost two reductions over ``X``.
+
+    Parameters
+    ----------
+    X : ndarray
+        The input of the projections.
+    gain : float
+        A bound on ``|projection| / max|X|``, e.g. from :func:`matrix_gain`.
+    out : ndarray
+        The projections computed from ``X``.
+    request : str
+        What was asked for, at the start of the error message.
+    advice : str, default=""
+        Appended to the error message's advice.
+
+    Raises
+    ------
+    ValueError
+        If ``out`` has non-finite entries and the bound allows an overflow.
+    """
     if X.size == 0:
         return
     x_max = max(-float(X.min()), float(X.max()))

@@ -39,6 +39,23 @@ def jl_min_dim(n_samples: int, eps: float) -> int:
     An ``eps`` so small that the bound exceeds the float range (about ``1e308``
     dimensions, e.g. ``eps=1e-300``) is an error, not an overflow.
 
+    Parameters
+    ----------
+    n_samples : int
+        Number ``n`` of points, at least 1.
+    eps : float in (0, 1)
+        The distortion allowed.
+
+    Returns
+    -------
+    int
+        The dimension ``m``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is so small that the bound exceeds the float range.
+
     Examples
     --------
     >>> jl_min_dim(1000, 0.1)
@@ -69,7 +86,21 @@ def jl_failure_bound(n_samples: int, n_components: int, eps: float) -> float:
     ``z != 0`` (Vempala (1997) Lemma 8 bounds the same tail for a random subspace).
 
     At ``m = jl_min_dim(n, eps)`` the bound is about 0.1–0.4 for the usual ``n`` and
-    ``eps`` (the random map works with probability at least 0.6–0.9):
+    ``eps`` (the random map works with probability at least 0.6–0.9).
+
+    Parameters
+    ----------
+    n_samples : int
+        Number ``n`` of points, at least 1.
+    n_components : int
+        The target dimension ``m``, at least 1.
+    eps : float in (0, 1)
+        The distortion allowed.
+
+    Returns
+    -------
+    float
+        The bound, in [0, 1].
 
     Examples
     --------
@@ -127,6 +158,7 @@ class RandomProjection(RandomMap):
         at least ``1/d`` (``1/D`` for ``fjlt``): below that most rows of the matrix are
         empty and most outputs exactly 0, so it is refused.
     random_state : int, RandomState or None, default=None
+        Seeds the random draws of ``fit``; the same value gives the same map.
     n_jobs : int or None, default=None
         Threads over blocks of rows for the structured and sparse couplings (``None``: as
         many as BLAS uses, ``-1``: all CPUs); dense couplings use BLAS.
@@ -148,8 +180,8 @@ class RandomProjection(RandomMap):
 
     See Also
     --------
-    RandomMap : the base class (shared parameters, fit and transform plumbing).
-    sklearn.random_projection.GaussianRandomProjection : the ``iid`` coupling.
+    RandomMap : The base class (shared parameters, fit and transform plumbing).
+    sklearn.random_projection.GaussianRandomProjection : The ``iid`` coupling.
 
     Examples
     --------
@@ -251,8 +283,23 @@ class RandomProjection(RandomMap):
         """Inner-product estimates from features: ``Re(conj(FX) @ FY.T)`` (the real part
         of the Hermitian product, eq. 6.11; the ordinary product for real features).
 
-        ``FX`` and ``FY`` are ``(n, m)`` and ``(k, m)`` outputs of the same fitted
-        projection; the result is ``(n, k)``."""
+        Parameters
+        ----------
+        FX : array-like of shape (n, m)
+            Features from :meth:`transform`.
+        FY : array-like of shape (k, m)
+            Features from :meth:`transform` of the same fitted projection.
+
+        Returns
+        -------
+        ndarray of shape (n, k)
+            The estimates of the inner products (real).
+
+        Raises
+        ------
+        ValueError
+            If ``FX`` or ``FY`` is not 2-D, or their numbers of columns differ.
+        """
         FX, FY = _check_features(FX, "FX"), _check_features(FY, "FY")
         if FX.shape[1] != FY.shape[1]:
             raise ValueError(
@@ -264,7 +311,20 @@ class RandomProjection(RandomMap):
         return FX @ FY.T
 
     def estimate_inner(self, X: Any, Y: Any = None) -> np.ndarray:
-        """Unbiased estimates of ``X @ Y.T`` (``Y = X`` if omitted) from the projections."""
+        """Unbiased estimates of ``X @ Y.T`` (``Y = X`` if omitted) from the projections.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples_X, n_features)
+            Input rows.
+        Y : array-like of shape (n_samples_Y, n_features), optional
+            Input rows; ``None`` means ``X``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples_X, n_samples_Y)
+            The estimates, by :meth:`inner` on the projections.
+        """
         FX = self.transform(X)
         FY = FX if Y is None else self.transform(Y)
         return self.inner(FX, FY)

@@ -49,12 +49,33 @@ _COMPLEX_TYPES = (np.complex64, np.complex128)
 
 
 def is_power_of_two(d: int) -> bool:
-    """Whether the integer ``d >= 1`` is a power of two."""
+    """Whether the integer ``d >= 1`` is a power of two.
+
+    Parameters
+    ----------
+    d : int
+        The integer to test.
+
+    Returns
+    -------
+    bool
+        True if ``d`` is a power of two (False for ``d < 1``).
+    """
     return d >= 1 and (d & (d - 1)) == 0
 
 
 def next_power_of_two(d: int) -> int:
     """Smallest power of two ``>= d`` for an integer ``d >= 1`` (Python or NumPy).
+
+    Parameters
+    ----------
+    d : int
+        A positive integer.
+
+    Returns
+    -------
+    int
+        The power of two.
 
     Examples
     --------
@@ -68,9 +89,24 @@ def next_power_of_two(d: int) -> int:
 def pad_to_power_of_two(X: Any) -> np.ndarray:
     """Zero-pad the last axis of ``X`` to the next power of two (Rowland (2018) §6.2).
 
-    Returns ``X`` itself (as an array, no copy) when its last axis already has a
-    power-of-two length, else a new array with zeros appended. Padding does not change
-    inner products or norms, so every Hadamard-based map may pad its input first.
+    Padding does not change inner products or norms, so every Hadamard-based map may pad
+    its input first.
+
+    Parameters
+    ----------
+    X : array-like of shape (..., d)
+        At least one-dimensional, with ``d >= 1``.
+
+    Returns
+    -------
+    ndarray of shape (..., D)
+        ``X`` itself (as an array, no copy) when ``d`` is already a power of two, else a
+        new array of the same dtype with zeros appended; ``D = next_power_of_two(d)``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is a scalar or its last axis is empty.
     """
     X = np.asarray(X)
     if X.ndim == 0:
@@ -87,7 +123,27 @@ def pad_to_power_of_two(X: Any) -> np.ndarray:
 
 
 def hadamard_matrix(d: int, *, normalized: bool = True, dtype: Any = np.float64) -> np.ndarray:
-    """Dense Sylvester Hadamard matrix of order ``d`` (eq. 6.2), for tests and tiny ``d``."""
+    """Dense Sylvester Hadamard matrix of order ``d`` (eq. 6.2), for tests and tiny ``d``.
+
+    Parameters
+    ----------
+    d : int
+        The order, a power of two.
+    normalized : bool, default=True
+        Divide by ``sqrt(d)`` (an orthogonal matrix) instead of the ±1 matrix.
+    dtype : dtype, default=np.float64
+        The dtype of the result.
+
+    Returns
+    -------
+    ndarray of shape (d, d)
+        The matrix ``H``.
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is not a power of two.
+    """
     if not is_power_of_two(d):
         raise ValueError(f"d must be a power of two, got {d}")
     H = np.ones((1, 1), dtype=dtype)
@@ -262,12 +318,13 @@ def fwht(x: Any, *, normalized: bool = True, inplace: bool = False, n_jobs: int 
     inplace : bool, default=False
         Overwrite ``x`` (which must then be a writeable float or complex ndarray) and
         return it.
-    n_jobs : int, default=1
+    n_jobs : int or None, default=1
         Threads over blocks of rows (``None``: the BLAS thread count).
 
     Returns
     -------
-    ndarray of the same shape (and dtype, for float and complex input).
+    ndarray
+        ``x @ H``, of the shape of ``x`` (and its dtype, for float and complex input).
 
     Notes
     -----

@@ -84,7 +84,20 @@ class HalfspaceStage:
     n_iter: int
 
     def region(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Boolean mask of the rows of ``Z`` the stage classifies, and their signs ``±1``."""
+        """Boolean mask of the rows of ``Z`` the stage classifies, and their signs ``±1``.
+
+        Parameters
+        ----------
+        Z : ndarray of shape (n_points, n_dims)
+            Points, with the constant coordinate appended when ``fit_intercept``.
+
+        Returns
+        -------
+        inside : ndarray of bool, shape (n_points,)
+            Whether each point lies in the stage's region.
+        signs : ndarray of float, shape (n_points,)
+            ``sign(w·z)`` as ``±1.0`` for every point (meaningful where ``inside``).
+        """
         V = Z @ self.whitening
         cos = _unit_rows(V) @ self.w / np.linalg.norm(self.w)
         inside = np.abs(cos) >= self.sigma
@@ -179,6 +192,7 @@ class NoisyHalfspaceLearner(ClassifierMixin, BaseEstimator):
     n_restarts : int, default=5
         Restarts of the modified perceptron in each stage.
     random_state : int, RandomState or None, default=None
+        Seed of the modified perceptron's random starts.
 
     Attributes
     ----------
@@ -291,7 +305,20 @@ class NoisyHalfspaceLearner(ClassifierMixin, BaseEstimator):
         )
 
     def fit(self, X: Any, y: Any) -> NoisyHalfspaceLearner:
-        """Fit the decision list on ``(X, y)`` (two classes)."""
+        """Fit the decision list on ``(X, y)`` (two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points.
+        y : array-like of shape (n_samples,)
+            Labels, exactly two classes.
+
+        Returns
+        -------
+        self : NoisyHalfspaceLearner
+            The fitted estimator.
+        """
         self._check_params()
         rng = check_random_state(self.random_state)
         X, y = validate_X_y(self, X, y, y_numeric=False)
@@ -316,7 +343,19 @@ class NoisyHalfspaceLearner(ClassifierMixin, BaseEstimator):
         return self
 
     def apply(self, X: Any) -> np.ndarray:
-        """Index of the stage that classifies each point (``-1``: the default label)."""
+        """Index of the stage that classifies each point (``-1``: the default label).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to classify.
+
+        Returns
+        -------
+        ndarray of int, shape (n_samples,)
+            Index into ``stages_`` of the first stage whose region contains each point,
+            ``-1`` where none does.
+        """
         return self._decide(X)[0]
 
     def _decide(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -335,7 +374,18 @@ class NoisyHalfspaceLearner(ClassifierMixin, BaseEstimator):
         return which, sign
 
     def predict(self, X: Any) -> np.ndarray:
-        """The label of the first stage whose region contains each point, else the default."""
+        """The label of the first stage whose region contains each point, else the default.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to classify.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted labels, from ``classes_``.
+        """
         check_is_fitted(self, "stages_")
         _, sign = self._decide(X)
         return self.classes_[(sign > 0).astype(int)]

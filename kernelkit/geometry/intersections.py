@@ -244,12 +244,13 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
     offsets_ : ndarray of shape (n_chosen,)
         ``b_i``: the half-spaces are ``normals_ @ x ≤ offsets_`` (zeros without
         ``fit_intercept``).
-    subspace_ : ndarray of shape (subspace_dim_, n_features + fit_intercept)
+    subspace_ : ndarray of shape (k, n_features + fit_intercept)
         Orthonormal rows spanning the estimated relevant subspace of the space the
-        algorithm works in (the lifted space with ``fit_intercept``).
+        algorithm works in (the lifted space with ``fit_intercept``); ``k`` is
+        ``subspace_dim_``.
     subspace_dim_ : int
         ``k`` as used.
-    widths_ : ndarray of shape (n_features + fit_intercept - subspace_dim_,)
+    widths_ : ndarray of shape (n_features + fit_intercept - k,)
         Projection widths of ``D_C ∩ [−1, 1]^d`` along the irrelevant directions found,
         in the order found.
     grid_size_ : int
@@ -340,12 +341,14 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training points.
         y : array-like of shape (n_samples,)
             Two classes; ``pos_label`` (default ``classes_[1]``) is the inside.
 
         Returns
         -------
-        self
+        self : HalfspaceIntersectionClassifier
+            The fitted estimator.
         """
         self._check_params()
         rng = check_random_state(self.random_state)
@@ -537,9 +540,15 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
         With no half-space chosen (the intersection is everything) it is ``1`` for every
         point.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to score.
+
         Returns
         -------
         ndarray of shape (n_samples,)
+            The least margin of each point, signed so that positive means ``classes_[1]``.
         """
         check_is_fitted(self, "normals_")
         X = validate_X(self, X, reset=False)
@@ -552,9 +561,15 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """``pos_label_`` inside every chosen half-space (margin ``≥ 0``), else the other class.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to classify.
+
         Returns
         -------
         ndarray of shape (n_samples,)
+            Predicted labels, from ``classes_``.
         """
         score = self.decision_function(X)
         pos = int(self.pos_label_ == self.classes_[1])

@@ -163,12 +163,19 @@ def hit_and_run(
     n_steps : int, optional
         Steps per chain; default ``10 n + 20``.
     start : array-like of shape (n,), optional
-        A point inside the polytope.
+        A point inside the polytope; default :meth:`Polytope.interior_point`.
     random_state : None, int or RandomState
+        Seed of the directions and of the points on the chords.
 
     Returns
     -------
     ndarray of shape (n_samples, n)
+        The last state of each chain.
+
+    Raises
+    ------
+    ValueError
+        If ``start`` has the wrong shape or lies outside the polytope.
 
     Examples
     --------
@@ -207,11 +214,19 @@ def randomised_rounding(points: Any, random_state: Any = None) -> np.ndarray:
     Parameters
     ----------
     points : array-like of shape (k, n) or (n,)
-    random_state : None, int or RandomState
+        Finite points to round.
+    random_state : None, int, RandomState or Generator
+        Seed of the coin flips.
 
     Returns
     -------
-    ndarray of the same shape, integer-valued floats.
+    ndarray of float64, shape of ``points``
+        The rounded points (integer-valued floats).
+
+    Raises
+    ------
+    ValueError
+        If ``points`` is empty, not 1-D or 2-D, or not finite.
 
     Examples
     --------
@@ -244,12 +259,13 @@ def enlarge_polytope(
     Parameters
     ----------
     polytope : Polytope
-    c : float
+        The polytope ``P``.
+    c : float, default 2.0
         The thesis's ``c > 0``; Thm 14's lower bound loses ``2 e^{-c^2}``.
     r : int, optional
         Default ``m`` (the number of rows), an upper bound on the thesis's ``r``; a larger
         ``r`` only enlarges ``P'``.
-    cap : bool
+    cap : bool, default True
         Cap the enlargement at ``|A_i|_1``, i.e. use
         ``b'_i = b_i + min((c + sqrt(2 ln r)) |A_i|, |A_i|_1)``. At ``|A_i|_1`` the cube
         ``C(x, 1)`` of every ``x in P`` already lies on the inner side of facet ``i`` of
@@ -257,6 +273,11 @@ def enlarge_polytope(
         bounds of Thm 14 and raises the acceptance rate. When it binds on every row,
         ``Pr(X(p) = x) = 1/vol(P')`` exactly for uniform ``p`` and the count estimator is
         unbiased. ``cap=False`` is the thesis's formula.
+
+    Returns
+    -------
+    Polytope
+        ``P'``, with the rows ``A`` of ``P`` and the enlarged right-hand side.
 
     Notes
     -----
@@ -483,17 +504,23 @@ def estimate_volume(
     ----------
     polytope : Polytope
         Bounded, non-empty, full-dimensional.
-    n_chains : int
+    n_chains : int, default 1000
         Independent chains (each runs through all phases).
-    n_steps : int
+    n_steps : int, default 5
         Recorded steps per chain and phase.
     burn_in : int, optional
         Steps per chain and phase before recording (default ``3 n + 5``). The chains
         enter each phase uniform on the previous, smaller body, which over-weights the
         inner ball until they mix; too short a burn-in biases the volume low.
-    n_groups : int
-        Groups of chains for the jackknife.
+    n_groups : int, default 20
+        Groups of chains for the jackknife (at least 2, at most ``n_chains``).
     random_state : None, int or RandomState
+        Seed of the chains.
+
+    Returns
+    -------
+    VolumeEstimate
+        The estimate, its standard error and the sample sizes.
 
     Examples
     --------
@@ -534,6 +561,7 @@ class LatticeCount:
     volume : float
         Estimated ``vol(P')``.
     volume_stderr : float
+        Jackknife standard error of ``volume``.
     n_samples : int
         Rounded points (the denominator of ``acceptance_rate``).
     n_phases : int
@@ -552,7 +580,20 @@ class LatticeCount:
     enlarged: Polytope
 
     def confidence_interval(self, level: float = 0.95, n_groups: int = 20) -> tuple[float, float]:
-        """``estimate ± t_{level} × stderr`` (Student t with ``n_groups - 1`` degrees)."""
+        """``estimate ± t_{level} × stderr`` (Student t with ``n_groups - 1`` degrees).
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            Confidence level, in ``(0, 1)``.
+        n_groups : int, default 20
+            The ``n_groups`` of the jackknife that gave ``stderr``.
+
+        Returns
+        -------
+        lower, upper : float
+            The ends of the interval.
+        """
         q = float(stats.t.ppf(0.5 + level / 2, n_groups - 1))
         return self.estimate - q * self.stderr, self.estimate + q * self.stderr
 
@@ -585,16 +626,31 @@ def count_lattice_points(
     Parameters
     ----------
     A : array-like of shape (m, n), or Polytope
+        The constraint matrix of ``P``, or ``P`` itself.
     b : array-like of shape (m,), optional
         Omitted when ``A`` is a :class:`Polytope`.
-    c, r, cap
+    c : float, default 2.0
         The enlargement, as in :func:`enlarge_polytope`.
-    n_chains, n_steps, burn_in, n_groups, random_state
-        As in :func:`estimate_volume`; ``n_chains × n_steps`` points are rounded.
+    r : int, optional
+        As in :func:`enlarge_polytope`.
+    cap : bool, default True
+        As in :func:`enlarge_polytope`.
+    n_chains : int, default 1000
+        As in :func:`estimate_volume`.
+    n_steps : int, default 5
+        As in :func:`estimate_volume`; ``n_chains × n_steps × n_phases`` points are
+        rounded.
+    burn_in : int, optional
+        As in :func:`estimate_volume`.
+    n_groups : int, default 20
+        As in :func:`estimate_volume`.
+    random_state : None, int or RandomState
+        As in :func:`estimate_volume`.
 
     Returns
     -------
     LatticeCount
+        The count estimate with its standard error, the acceptance rate and ``vol(P')``.
 
     Examples
     --------
@@ -684,15 +740,31 @@ def sample_lattice_points(
     Parameters
     ----------
     polytope : Polytope
+        The polytope ``P``.
     n_samples : int
         Points to return.
-    c, r, cap
+    c : float, default 2.0
         The enlargement, as in :func:`enlarge_polytope`.
+    r : int, optional
+        As in :func:`enlarge_polytope`.
+    cap : bool, default True
+        As in :func:`enlarge_polytope`.
     n_steps : int, optional
         Hit-and-run steps per proposal; default ``10 n + 20``.
-    max_proposals : int
+    max_proposals : int, default 10**7
         Give up (``ValueError``) after this many proposals.
     random_state : None, int or RandomState
+        Seed of the chains and of the rounding.
+
+    Returns
+    -------
+    LatticeSample
+        The ``n_samples`` accepted points and the number of proposals.
+
+    Raises
+    ------
+    ValueError
+        If fewer than ``n_samples`` points are accepted within ``max_proposals`` proposals.
 
     Examples
     --------

@@ -164,7 +164,25 @@ class Perceptron(_LinearBinary):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any) -> Perceptron:
-        """Run the perceptron on ``(X, y)`` (two classes)."""
+        """Run the perceptron on ``(X, y)`` (two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points.
+        y : array-like of shape (n_samples,)
+            Labels, exactly two classes.
+
+        Returns
+        -------
+        self : Perceptron
+            The fitted estimator.
+
+        Warns
+        -----
+        ConvergenceWarning
+            If ``max_iter`` updates leave training mistakes.
+        """
         fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
         max_iter = check_int(self.max_iter, "max_iter", minimum=0)
         check_in(self.selection, "selection", ("random", "cyclic"))
@@ -281,7 +299,25 @@ class ModifiedPerceptron(_LinearBinary):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any) -> ModifiedPerceptron:
-        """Run the modified perceptron on ``(X, y)`` (two classes)."""
+        """Run the modified perceptron on ``(X, y)`` (two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training points.
+        y : array-like of shape (n_samples,)
+            Labels, exactly two classes.
+
+        Returns
+        -------
+        self : ModifiedPerceptron
+            The fitted estimator.
+
+        Warns
+        -----
+        ConvergenceWarning
+            If the halting rule is not met within the updates and restarts allowed.
+        """
         sigma = _check_sigma(self.sigma)
         fit_intercept = check_bool(self.fit_intercept, "fit_intercept")
         n_restarts = check_int(self.n_restarts, "n_restarts", minimum=0)

@@ -118,6 +118,18 @@ class Polytope:
         """Boolean mask: which rows of ``X`` (shape ``(k, n)`` or ``(n,)``) satisfy ``Ax <= b``.
 
         A point passes when every ``A_i x - b_i <= tol (1 + |b_i|)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (k, n) or (n,)
+            Points (rows), or one point.
+        tol : float, default TOL
+            Relative slack, ``1e-9`` by default.
+
+        Returns
+        -------
+        ndarray of bool of shape (k,), or bool
+            Whether each row lies in the polytope; a single ``numpy.bool_`` for one point.
         """
         X = check_array(X, "X", ndim=np.ndim(X) if np.ndim(X) in (1, 2) else 2, allow_empty=True)
         single = X.ndim == 1
@@ -133,11 +145,23 @@ class Polytope:
         return linprog(c, A_ub=A, b_ub=b, bounds=(None, None), method="highs")
 
     def is_empty(self) -> bool:
-        """Whether ``{Ax <= b}`` has no point (one LP)."""
+        """Whether ``{Ax <= b}`` has no point (one LP).
+
+        Returns
+        -------
+        bool
+            ``True`` when the feasibility LP is infeasible.
+        """
         return bool(self._lp(np.zeros(self.n_dims)).status == 2)
 
     def is_bounded(self) -> bool:
-        """Whether the polytope is bounded (``2n`` LPs; an empty one counts as bounded)."""
+        """Whether the polytope is bounded (``2n`` LPs; an empty one counts as bounded).
+
+        Returns
+        -------
+        bool
+            ``True`` when every coordinate is bounded above and below on the polytope.
+        """
         if self.is_empty():
             return True
         return self._box() is not None
@@ -179,7 +203,16 @@ class Polytope:
     def bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         """``(lo, hi)``: the smallest axis-parallel box holding the polytope (``2n`` LPs).
 
-        Raises ``ValueError`` for an empty or an unbounded polytope.
+        Returns
+        -------
+        lo, hi : ndarray of shape (n,)
+            The least and greatest value of each coordinate on the polytope (read-only,
+            computed once).
+
+        Raises
+        ------
+        ValueError
+            For an empty or an unbounded polytope.
         """
         return self._cached_box
 
@@ -203,13 +236,35 @@ class Polytope:
         """Centre and radius of the largest ball inside the polytope (one LP).
 
         The centre is an interior point whenever the radius is positive; a radius of 0
-        means the polytope is not full-dimensional. Raises ``ValueError`` for an empty or
-        unbounded polytope.
+        means the polytope is not full-dimensional.
+
+        Returns
+        -------
+        centre : ndarray of shape (n,)
+            The Chebyshev centre (read-only).
+        radius : float
+            The radius of the largest inscribed ball, ``>= 0``.
+
+        Raises
+        ------
+        ValueError
+            For an empty or unbounded polytope.
         """
         return self._cached_ball
 
     def interior_point(self) -> np.ndarray:
-        """A point in the interior: the Chebyshev centre (``ValueError`` if there is none)."""
+        """A point in the interior: the Chebyshev centre.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The centre of :meth:`chebyshev_ball`.
+
+        Raises
+        ------
+        ValueError
+            If the polytope is empty, unbounded or not full-dimensional.
+        """
         centre, radius = self.chebyshev_ball()
         if radius <= 0:
             raise ValueError(
@@ -219,7 +274,18 @@ class Polytope:
         return centre
 
     def lift(self, X: Any) -> np.ndarray:
-        """Map points of ``P`` back through ``offset + basis @ x`` (identity without a map)."""
+        """Map points of ``P`` back through ``offset + basis @ x`` (identity without a map).
+
+        Parameters
+        ----------
+        X : array-like of shape (n,) or (k, n)
+            Points of ``P``.
+
+        Returns
+        -------
+        ndarray of shape (d,) or (k, d)
+            The lifted points (a copy of ``X``, with ``d = n``, when there is no map).
+        """
         X = np.asarray(X, dtype=np.float64)
         if X.shape[-1] != self.n_dims:
             raise ValueError(f"X must have {self.n_dims} columns, got shape {X.shape}")
@@ -244,6 +310,18 @@ def simplex_polytope(n_dims: int, b: float) -> Polytope:
 
     Its volume is ``b^n / n!``; for an integer ``b`` it holds ``C(b + n, n)`` lattice
     points (⚠ the thesis's ``C(b + n - 1, n - 1)`` counts ``sum(x) = b`` instead).
+
+    Parameters
+    ----------
+    n_dims : int
+        Dimension ``n``, at least 1.
+    b : float
+        The bound on ``sum(x)``, finite and ``>= 0``.
+
+    Returns
+    -------
+    Polytope
+        The ``n + 1`` inequalities ``-x_i <= 0`` and ``sum(x) <= b``.
 
     Examples
     --------
@@ -281,6 +359,12 @@ def contingency_table_polytope(row_sums: Any, col_sums: Any) -> Polytope:
     ----------
     row_sums, col_sums : sequences of non-negative integers
         Margins, at least two of each, with equal totals.
+
+    Returns
+    -------
+    Polytope
+        The polytope in the ``(p - 1)(q - 1)`` free cells, with the map to the full tables
+        as ``offset`` and ``basis``.
 
     Examples
     --------
@@ -329,6 +413,18 @@ def complete_contingency_table(free_cells: Any, row_sums: Any, col_sums: Any) ->
     ``free_cells`` has shape ``((p-1)(q-1),)`` or ``(k, (p-1)(q-1))``; the result has shape
     ``(p, q)`` or ``(k, p, q)``.
 
+    Parameters
+    ----------
+    free_cells : array-like of shape ((p-1)(q-1),) or (k, (p-1)(q-1))
+        The free cells ``x_ij``, ``i < p``, ``j < q``, row by row.
+    row_sums, col_sums : sequences of non-negative integers
+        The margins, as in :func:`contingency_table_polytope`.
+
+    Returns
+    -------
+    ndarray of float64, shape (p, q) or (k, p, q)
+        The full table(s).
+
     Examples
     --------
     >>> from kernelkit.geometry.polytopes import complete_contingency_table
@@ -362,6 +458,12 @@ def flow_polytope(graph: Any, source: Any, sink: Any, value: float) -> Polytope:
         Distinct terminals.
     value : float
         Flow value, ``>= 0``.
+
+    Returns
+    -------
+    Polytope
+        The polytope in the co-tree flows, with the map to the flow on every edge as
+        ``offset`` and ``basis``.
 
     Examples
     --------
@@ -439,7 +541,7 @@ def flow_polytope(graph: Any, source: Any, sink: Any, value: float) -> Polytope:
 
 
 def b_matching_polytope(graph: Any, b: Any) -> Polytope:
-    """b-matchings of an undirected graph: ``x_e >= 0``, ``x(δ(v)) <= b(v)`` (Vempala §5.3.4).
+    """The b-matchings of a graph: ``x_e >= 0``, ``x(δ(v)) <= b(v)`` (Vempala §5.3.4).
 
     Parameters
     ----------
@@ -448,6 +550,11 @@ def b_matching_polytope(graph: Any, b: Any) -> Polytope:
     b : dict or sequence
         The bound ``b(v)`` per vertex (a dict keyed by node, or one value per node in the
         order of ``graph.nodes``), each ``>= 0``.
+
+    Returns
+    -------
+    Polytope
+        One coordinate per edge: ``|E|`` non-negativity rows and one degree row per vertex.
 
     Examples
     --------
@@ -499,9 +606,14 @@ def enumerate_lattice_points(polytope: Polytope, *, max_points: int = 10**7) -> 
     ----------
     polytope : Polytope
         Bounded and non-empty (else ``ValueError``).
-    max_points : int
+    max_points : int, default 10**7
         Refuse (``ValueError``, naming the size) when the partial points of one step would
         exceed this many.
+
+    Returns
+    -------
+    ndarray of float64, shape (count, n)
+        The lattice points, as integer-valued floats, in lexicographic order.
 
     Examples
     --------

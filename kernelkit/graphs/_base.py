@@ -102,7 +102,7 @@ class GraphFeatures(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of str objects, shape (n_features_out_,)
+        ndarray of str objects, shape (n_features_out,)
             What each column counts where that is cheap to say (a label, a pair of
             labels, a path triplet, a WL iteration's colour number), else
             ``<classname><i>`` as scikit-learn's ``ClassNamePrefixFeaturesOutMixin``.

@@ -117,12 +117,15 @@ def degrees(G: Any, *, weight: str | None = None) -> np.ndarray:
 
     Parameters
     ----------
-    G, weight
-        As for :func:`adjacency_matrix`.
+    G : networkx.Graph, scipy sparse matrix or ndarray of shape (V, V)
+        The graph, as for :func:`adjacency_matrix`.
+    weight : str or None, default=None
+        The edge attribute holding the weights, as for :func:`adjacency_matrix`.
 
     Returns
     -------
     ndarray of shape (V,), float64
+        The row sums of :func:`adjacency_matrix`; 0 for an isolated vertex.
 
     Examples
     --------
@@ -142,8 +145,10 @@ def normalized_adjacency(G: Any, *, weight: str | None = None) -> sparse.csr_mat
 
     Parameters
     ----------
-    G, weight
-        As for :func:`adjacency_matrix`.
+    G : networkx.Graph, scipy sparse matrix or ndarray of shape (V, V)
+        The graph, as for :func:`adjacency_matrix`.
+    weight : str or None, default=None
+        The edge attribute holding the weights, as for :func:`adjacency_matrix`.
 
     Returns
     -------
@@ -170,12 +175,15 @@ def normalized_laplacian(G: Any, *, weight: str | None = None) -> sparse.csr_mat
 
     Parameters
     ----------
-    G, weight
-        As for :func:`adjacency_matrix`.
+    G : networkx.Graph, scipy sparse matrix or ndarray of shape (V, V)
+        The graph, as for :func:`adjacency_matrix`.
+    weight : str or None, default=None
+        The edge attribute holding the weights, as for :func:`adjacency_matrix`.
 
     Returns
     -------
     scipy.sparse.csr_matrix of shape (V, V), float64
+        Symmetric, positive semi-definite, with a unit diagonal.
 
     Examples
     --------
@@ -197,12 +205,15 @@ def laplacian(G: Any, *, weight: str | None = None) -> sparse.csr_matrix:
 
     Parameters
     ----------
-    G, weight
-        As for :func:`adjacency_matrix`.
+    G : networkx.Graph, scipy sparse matrix or ndarray of shape (V, V)
+        The graph, as for :func:`adjacency_matrix`.
+    weight : str or None, default=None
+        The edge attribute holding the weights, as for :func:`adjacency_matrix`.
 
     Returns
     -------
     scipy.sparse.csr_matrix of shape (V, V), float64
+        Symmetric, with the degrees on the diagonal and ``-A_ij`` off it; its rows sum to 0.
 
     Examples
     --------

@@ -85,6 +85,8 @@ def graph_grams(
     Parameters
     ----------
     graphs : list
+        Networkx graphs, sparse adjacency matrices or ``(adjacency, labels)`` pairs, as
+        for :class:`~kernelkit.graphs.WeisfeilerLehman`.
     kernel : {"wl", "wl-final", "vertex", "edge", "shortest-path"}, default="wl"
         ``"wl"`` is the WL subtree kernel (iterations ``0..n_iter``), ``"wl-final"`` the
         assignment's last-iteration-only variant.
@@ -92,6 +94,7 @@ def graph_grams(
         The WL depths ``n_iter`` to return (WL kernels only: giving it for another kernel
         is an error). Features are computed once, for ``max(n_iter_values)``.
     normalize : bool, default=True
+        Cosine-normalise each Gram matrix: ``K_ij / sqrt(K_ii K_jj)``.
     node_label : str or None, default="label"
         Node attribute holding the labels (every node must have it); ``None``: degrees.
     edge_label : str or None, default="label"
@@ -101,7 +104,8 @@ def graph_grams(
     Returns
     -------
     dict
-        ``{n_iter: K}`` for the WL kernels, ``{None: K}`` otherwise.
+        ``{n_iter: K}`` for the WL kernels, ``{None: K}`` otherwise; each ``K`` an ndarray
+        of shape (n_graphs, n_graphs).
 
     Examples
     --------
@@ -197,6 +201,7 @@ class GraphCVResult:
         Per fold, the selected ``n_iter`` (``None`` for kernels without one) and ``C``,
         with the validation accuracies that chose them.
     folds : list of (train, test) index arrays
+        The outer folds, as positions into ``y``.
     """
 
     accuracies: np.ndarray
@@ -205,10 +210,12 @@ class GraphCVResult:
 
     @property
     def mean(self) -> float:
+        """The mean test accuracy over the outer folds."""
         return float(np.mean(self.accuracies))
 
     @property
     def std(self) -> float:
+        """The standard deviation of the test accuracies over the outer folds."""
         return float(np.std(self.accuracies))
 
     def __str__(self) -> str:
@@ -263,17 +270,23 @@ def select_parameters(
     grams : dict
         ``{n_iter: K}`` from :func:`graph_grams`.
     y : ndarray of shape (n_graphs,)
+        Class labels of all the graphs (only those of ``train_idx`` are read).
     train_idx : ndarray of int
         The graphs the choice may look at (rows and columns of each ``K``, labels).
     C_values : sequence of float
+        The SVM ``C`` grid.
     inner_folds : int, default=1
+        1: one stratified validation split of ``validation_size``; ``k >= 2``: stratified
+        ``k``-fold cross-validation of ``train_idx``.
     validation_size : float in (0, 1), default=0.2
+        The validation fraction of the single split (``inner_folds=1`` only).
     random_state : int, RandomState or None, default=0
         Seeds the validation splits.
 
     Returns
     -------
     ParameterSelection
+        The chosen ``n_iter`` and ``C``, with the validation scores of the whole grid.
 
     Examples
     --------
@@ -353,7 +366,8 @@ def cross_validate_graphs(
     validation_size : float in (0, 1), default=0.2
         With ``inner_folds=1``: it must leave at least one graph of each class on both
         sides of every training fold's split.
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=0
+        Seeds the outer folds and the validation splits.
     show_progress : bool, default=True
         A progress bar over the outer folds (silent when not on a terminal); with a
         client, Dask's progress bar over the tasks (also only on a terminal).
@@ -370,6 +384,7 @@ def cross_validate_graphs(
     Returns
     -------
     GraphCVResult
+        The test accuracy of each outer fold, the parameters chosen in it, and the folds.
 
     Raises
     ------

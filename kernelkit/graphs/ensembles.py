@@ -101,7 +101,7 @@ class DegreeDistribution:
 
     See Also
     --------
-    configuration_graph : graphs whose degrees are drawn from a ``DegreeDistribution``.
+    configuration_graph : Graphs whose degrees are drawn from a ``DegreeDistribution``.
 
     Notes
     -----
@@ -179,6 +179,16 @@ class DegreeDistribution:
     @classmethod
     def regular(cls, d: int) -> DegreeDistribution:
         """Every vertex has degree ``d``: ``p(d') = δ_{dd'}`` (random regular graphs).
+
+        Parameters
+        ----------
+        d : int
+            The degree, ``>= 0``.
+
+        Returns
+        -------
+        DegreeDistribution
+            The point mass at ``d`` (``k_max = d``).
 
         Examples
         --------
@@ -303,6 +313,16 @@ class DegreeDistribution:
     def moment(self, order: int) -> float:
         """The raw moment ``Σ_d d^order p(d)`` (of the truncated law).
 
+        Parameters
+        ----------
+        order : int
+            The order of the moment, ``>= 0``.
+
+        Returns
+        -------
+        float
+            ``Σ_d d^order p(d)`` over ``d = 0..k_max``.
+
         Examples
         --------
         >>> from kernelkit.graphs.ensembles import DegreeDistribution
@@ -338,6 +358,7 @@ class DegreeDistribution:
         Returns
         -------
         ndarray of int64 with shape ``size``
+            The sampled degrees, in ``0..k_max``.
 
         Examples
         --------
@@ -355,6 +376,23 @@ class DegreeDistribution:
 
         What the cavity population update draws (Urry & Sollich 2013, Eq. 35): the degree
         of the vertex at the end of a random edge (subtract one for its excess degree).
+
+        Parameters
+        ----------
+        size : int or tuple of int
+            Output shape.
+        random_state : None, int, RandomState or Generator
+            Source of randomness.
+
+        Returns
+        -------
+        ndarray of int64 with shape ``size``
+            The sampled degrees, in ``1..k_max``.
+
+        Raises
+        ------
+        ValueError
+            The law has mean 0 (no edges), so it has no edge-biased law.
 
         Examples
         --------

@@ -177,6 +177,7 @@ class VertexHistogram(GraphFeatures):
     Parameters
     ----------
     normalize : bool, default=True
+        Divide each row by ``sqrt(k(G, G))`` (cosine normalisation).
     node_label : str or None, default="label"
         Node attribute holding the label (every node must have it); ``None``: degrees.
 
@@ -220,6 +221,7 @@ class EdgeHistogram(GraphFeatures):
     Parameters
     ----------
     normalize : bool, default=True
+        Divide each row by ``sqrt(k(G, G))`` (cosine normalisation).
     node_label : str or None, default="label"
         Node attribute for the endpoint pairs; used only with ``edge_label=None``.
     edge_label : str or None, default="label"
@@ -328,17 +330,22 @@ def wl_kernel(
     Parameters
     ----------
     graphs : list
-        networkx graphs or sparse adjacency matrices (see :class:`WeisfeilerLehman`).
+        Networkx graphs or sparse adjacency matrices (see :class:`WeisfeilerLehman`).
     n_iter : int >= 0, default=3
         Number of WL refinement iterations (``h`` in Algorithm 1).
     variant : {"subtree", "final"}, default="subtree"
+        All iterations ``0..n_iter`` (the WL subtree kernel) or the last one only, as for
+        :class:`WeisfeilerLehman`.
     normalize : bool, default=True
         Cosine normalisation (:func:`~kernelkit.graphs.normalize_gram`).
     node_label : str or None, default="label"
+        Node attribute used as the initial colour (every node must have it); ``None``:
+        degrees.
 
     Returns
     -------
     ndarray of shape (n_graphs, n_graphs)
+        The Gram matrix ``K[i, j] = k(G_i, G_j)``.
 
     Examples
     --------

@@ -148,6 +148,17 @@ class GraphGP(RegressorMixin, BaseEstimator):
             repeats are several observations of one vertex.
         y : array-like of shape (n,)
             The observations.
+
+        Returns
+        -------
+        self : GraphGP
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            No ``graph``; a kernel matrix of the wrong shape; a vertex of ``X`` not in the
+            graph; ``X`` and ``y`` of different lengths.
         """
         C, self.vertices_ = self._kernel_matrix()
         self.kernel_matrix_ = C
@@ -167,13 +178,35 @@ class GraphGP(RegressorMixin, BaseEstimator):
 
     def predict(self, X: Any = None, return_std: bool = False) -> Any:
         """Posterior mean (and standard deviation, eq. 10) at the vertices ``X``; at every
-        vertex, in the order of ``vertices_``, when ``X`` is omitted."""
+        vertex, in the order of ``vertices_``, when ``X`` is omitted.
+
+        Parameters
+        ----------
+        X : sequence of vertices or None, default=None
+            The vertices to predict at (repeats allowed); ``None``: every vertex.
+        return_std : bool, default=False
+            Also return the posterior standard deviation of the latent function.
+
+        Returns
+        -------
+        mean : ndarray of shape (n,)
+            The posterior mean at each vertex of ``X`` (``n = V`` when ``X`` is ``None``).
+        std : ndarray of shape (n,)
+            The posterior standard deviation (without the noise); only with
+            ``return_std=True``.
+        """
         check_is_fitted(self, "gp_")
         positions = np.arange(len(self.vertices_)) if X is None else self._positions(X)
         return self.gp_.predict(positions[:, None], return_std=return_std)
 
     def posterior_variance(self) -> np.ndarray:
-        """The posterior variance of the latent function at every vertex (eq. 10)."""
+        """The posterior variance of the latent function at every vertex (eq. 10).
+
+        Returns
+        -------
+        ndarray of shape (V,)
+            The variances, in the order of ``vertices_``.
+        """
         return np.asarray(self.predict(return_std=True)[1]) ** 2
 
 

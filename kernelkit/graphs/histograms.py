@@ -25,12 +25,14 @@ def code_histogram(
     owner : ndarray of int64, shape (n_items,)
         Graph index of every item.
     n_graphs : int
+        Number of rows: graphs ``0..n_graphs-1``.
     n_known : int
         Number of columns: codes ``0..n_known-1``.
 
     Returns
     -------
     counts : scipy.sparse.csr_matrix of float64, shape (n_graphs, n_known)
+        ``counts[g, c]``: the number of items of graph ``g`` with code ``c``.
     sq_norms : ndarray of float64, shape (n_graphs,)
         ``sum_c count(G, c)^2`` over all codes, unseen ones included.
 

@@ -19,7 +19,28 @@ __all__ = ["normalize_gram", "normalize_rows", "inverse_sqrt"]
 
 
 def inverse_sqrt(values: Any) -> np.ndarray:
-    """``1 / sqrt(values)`` elementwise, with 0 where ``values`` is 0."""
+    """``1 / sqrt(values)`` elementwise, with 0 where ``values`` is 0.
+
+    Parameters
+    ----------
+    values : array-like of float
+        Self-similarities ``k(G, G)``: finite and ``>= 0``.
+
+    Returns
+    -------
+    ndarray of float64, the shape of ``values``
+        ``1 / sqrt(values)``, and 0 where ``values`` is 0.
+
+    Raises
+    ------
+    ValueError
+        ``values`` holds NaN, infinity or a negative number.
+
+    Examples
+    --------
+    >>> inverse_sqrt([4.0, 0.0]).tolist()
+    [0.5, 0.0]
+    """
     v = np.asarray(values, dtype=np.float64)
     if not np.isfinite(v).all():
         raise ValueError("self-similarities must be finite for cosine normalisation")
@@ -50,6 +71,7 @@ def normalize_gram(
     Returns
     -------
     ndarray of shape (n, m)
+        The normalised Gram matrix; 0 in the row or column of a zero self-similarity.
 
     Examples
     --------
@@ -84,6 +106,7 @@ def normalize_rows(X: Any, sq_norms: Any = None) -> sparse.csr_matrix:
     Parameters
     ----------
     X : sparse matrix or array of shape (n, p)
+        Feature rows.
     sq_norms : array of shape (n,), optional
         The squared norms to divide by; defaults to those of the rows of ``X``. Transforms
         pass the full self-similarity here, including colours that were not fitted (and
@@ -91,7 +114,9 @@ def normalize_rows(X: Any, sq_norms: Any = None) -> sparse.csr_matrix:
 
     Returns
     -------
-    scipy.sparse.csr_matrix
+    scipy.sparse.csr_matrix of float64, shape (n, p)
+        The rows of ``X`` scaled by ``1 / sqrt(sq_norms)``; a zero row where the squared
+        norm is 0.
     """
     X = sparse.csr_matrix(X, dtype=np.float64)
     if sq_norms is None:

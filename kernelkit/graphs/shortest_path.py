@@ -44,7 +44,19 @@ class PathTriplets:
 
 
 def path_triplets(batch: GraphBatch) -> PathTriplets:
-    """All ordered pairs of distinct, connected nodes of ``batch`` and their distances."""
+    """All ordered pairs of distinct, connected nodes of ``batch`` and their distances.
+
+    Parameters
+    ----------
+    batch : GraphBatch
+        The disjoint union of the graphs (from ``kernelkit.graphs._convert.graph_batch``).
+
+    Returns
+    -------
+    PathTriplets
+        One entry per ordered pair ``(u, v)``, ``u != v``, joined by a path, graph by graph;
+        empty arrays when no graph has such a pair.
+    """
     us, vs, ds = [], [], []
     for g in range(batch.n_graphs):
         n = int(batch.sizes[g])

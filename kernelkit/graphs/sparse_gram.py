@@ -34,10 +34,12 @@ def gram(X: Any, Y: Any = None) -> np.ndarray:
     X : sparse matrix or array of shape (n_x, p)
         Real, finite features (a 2-D NumPy array or any scipy sparse matrix / array).
     Y : sparse matrix or array of shape (n_y, p), optional
+        Second set of feature rows; ``None`` (default) uses ``X``.
 
     Returns
     -------
     ndarray of float64, shape (n_x, n_y)
+        The inner products ``<x_i, y_j>`` of the rows, C-contiguous.
 
     Raises
     ------

@@ -101,7 +101,7 @@ def regular_tree_kernel(
 
     See Also
     --------
-    kernelkit.graphs.random_walk_kernel : the same kernel on a finite graph.
+    kernelkit.graphs.random_walk_kernel : The same kernel on a finite graph.
 
     Notes
     -----

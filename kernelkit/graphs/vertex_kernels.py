@@ -149,6 +149,7 @@ def random_walk_coefficients(a: Any, p: Any) -> np.ndarray:
     Returns
     -------
     ndarray of shape (p + 1,)
+        ``c_0, ..., c_p``: non-negative, summing to 1.
 
     Examples
     --------
@@ -224,7 +225,7 @@ def random_walk_kernel(
     See Also
     --------
     random_walk_operator : ``C @ v`` without the dense matrix.
-    random_walk_diagonal : the prior variances ``diag(C_hat)`` of a large graph.
+    random_walk_diagonal : The prior variances ``diag(C_hat)`` of a large graph.
 
     Examples
     --------
@@ -274,14 +275,22 @@ def random_walk_diagonal(
 
     Parameters
     ----------
-    G, a, p, weight
-        As for :func:`random_walk_kernel` (any number of vertices).
+    G : networkx.Graph, scipy sparse matrix or ndarray
+        An undirected graph without self-loops, as for :func:`random_walk_kernel` (any
+        number of vertices).
+    a : float, default=2.0
+        ``a > 1``; ``a >= 2`` for a positive semi-definite kernel.
+    p : int, default=10
+        The number of lazy walk steps, ``p >= 0``.
+    weight : str or None, default=None
+        Edge attribute of a networkx graph holding the weights (``None``: unweighted).
     block_size : int or None, default=None
         Unit vectors per block; ``None`` picks about 32 MB per block.
 
     Returns
     -------
     ndarray of shape (V,)
+        ``C_hat_ii`` for every vertex, in the order of the kernel's rows.
 
     Examples
     --------
@@ -319,14 +328,24 @@ def random_walk_operator(
 
     Parameters
     ----------
-    G, a, p, normalize, weight
-        As for :func:`random_walk_kernel` (any number of vertices).
+    G : networkx.Graph, scipy sparse matrix or ndarray
+        An undirected graph without self-loops, as for :func:`random_walk_kernel` (any
+        number of vertices).
+    a : float, default=2.0
+        ``a > 1``; ``a >= 2`` for a positive semi-definite kernel.
+    p : int, default=10
+        The number of lazy walk steps, ``p >= 0``.
+    normalize : {"none", "global", "local"}, default="none"
+        As for :func:`random_walk_kernel`.
+    weight : str or None, default=None
+        Edge attribute of a networkx graph holding the weights (``None``: unweighted).
     block_size : int or None, default=None
         As for :func:`random_walk_diagonal` (used by the normalisations only).
 
     Returns
     -------
     scipy.sparse.linalg.LinearOperator of shape (V, V), float64
+        ``v -> C v`` (and ``X -> C X``) for the kernel normalised as ``normalize`` asks.
 
     Examples
     --------
@@ -429,10 +448,15 @@ def diffusion_kernel(
 
     Parameters
     ----------
-    G, normalize, weight
-        As for :func:`random_walk_kernel`.
+    G : networkx.Graph, scipy sparse matrix or ndarray
+        An undirected graph without self-loops, as for :func:`random_walk_kernel` (at
+        most :data:`MAX_DENSE_VERTICES` vertices).
     sigma2 : float, default=1.0
         ``sigma^2 >= 0``, the squared diffusion lengthscale (0 gives the identity).
+    normalize : {"none", "global", "local"}, default="none"
+        As for :func:`random_walk_kernel`.
+    weight : str or None, default=None
+        Edge attribute of a networkx graph holding the weights (``None``: unweighted).
 
     Returns
     -------
@@ -472,14 +496,20 @@ def diffusion_diagonal(
 
     Parameters
     ----------
-    G, sigma2, weight
-        As for :func:`diffusion_kernel` (any number of vertices).
+    G : networkx.Graph, scipy sparse matrix or ndarray
+        An undirected graph without self-loops, as for :func:`random_walk_kernel` (any
+        number of vertices).
+    sigma2 : float, default=1.0
+        ``sigma^2 >= 0``, the squared diffusion lengthscale (0 gives the identity).
+    weight : str or None, default=None
+        Edge attribute of a networkx graph holding the weights (``None``: unweighted).
     block_size : int or None, default=None
         Unit vectors per block; ``None`` picks about 32 MB per block.
 
     Returns
     -------
     ndarray of shape (V,)
+        The unnormalised prior variances ``C_ii``, in the order of the kernel's rows.
 
     Examples
     --------
@@ -511,14 +541,22 @@ def diffusion_operator(
 
     Parameters
     ----------
-    G, sigma2, normalize, weight
-        As for :func:`diffusion_kernel` (any number of vertices).
+    G : networkx.Graph, scipy sparse matrix or ndarray
+        An undirected graph without self-loops, as for :func:`random_walk_kernel` (any
+        number of vertices).
+    sigma2 : float, default=1.0
+        ``sigma^2 >= 0``, the squared diffusion lengthscale (0 gives the identity).
+    normalize : {"none", "global", "local"}, default="none"
+        As for :func:`random_walk_kernel`.
+    weight : str or None, default=None
+        Edge attribute of a networkx graph holding the weights (``None``: unweighted).
     block_size : int or None, default=None
         As for :func:`diffusion_diagonal` (used by the normalisations only).
 
     Returns
     -------
     scipy.sparse.linalg.LinearOperator of shape (V, V), float64
+        ``v -> C v`` (and ``X -> C X``) for the kernel normalised as ``normalize`` asks.
 
     Examples
     --------
@@ -595,16 +633,20 @@ def laplacian_polynomial(
 
     Parameters
     ----------
-    G, weight
-        As for :func:`random_walk_kernel`.
+    G : networkx.Graph, scipy sparse matrix or ndarray
+        An undirected graph without self-loops, as for :func:`random_walk_kernel` (at
+        most :data:`MAX_DENSE_VERTICES` vertices).
     coefficients : array-like of shape (n + 1,)
         ``w_0, ..., w_n``, finite.
     laplacian : {"combinatorial", "normalized"}, default="combinatorial"
         Which Laplacian.
+    weight : str or None, default=None
+        Edge attribute of a networkx graph holding the weights (``None``: unweighted).
 
     Returns
     -------
     ndarray of shape (V, V)
+        Symmetric; vertices in the order of ``list(G.nodes)`` (or of the matrix rows).
 
     Examples
     --------
@@ -632,12 +674,20 @@ def laplacian_polynomial_operator(
 
     Parameters
     ----------
-    G, coefficients, laplacian, weight
-        As for :func:`laplacian_polynomial` (any number of vertices).
+    G : networkx.Graph, scipy sparse matrix or ndarray
+        An undirected graph without self-loops, as for :func:`random_walk_kernel` (any
+        number of vertices).
+    coefficients : array-like of shape (n + 1,)
+        ``w_0, ..., w_n``, finite.
+    laplacian : {"combinatorial", "normalized"}, default="combinatorial"
+        Which Laplacian.
+    weight : str or None, default=None
+        Edge attribute of a networkx graph holding the weights (``None``: unweighted).
 
     Returns
     -------
     scipy.sparse.linalg.LinearOperator of shape (V, V), float64
+        ``v -> P_w(L) v`` (and ``X -> P_w(L) X``).
 
     Examples
     --------

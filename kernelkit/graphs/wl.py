@@ -48,7 +48,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class DegreeGroups:
-    """Nodes grouped by degree: ``nodes[k]`` have degree ``degrees[k]``, neighbours ``nbrs[k]``."""
+    """Nodes grouped by degree: ``nodes[k]`` have degree ``degrees[k]``, neighbours ``nbrs[k]``.
+
+    Attributes
+    ----------
+    degrees : list of int
+        The distinct degrees, increasing.
+    nodes : list of ndarray of int64, each of shape (n_d,)
+        The global ids of the nodes of each degree.
+    nbrs : list of ndarray of int64, each of shape (n_d, d)
+        Their global neighbour ids, in CSR order.
+    """
 
     degrees: list[int]
     nodes: list[np.ndarray]  # (n_d,)
@@ -60,6 +70,15 @@ class Signatures:
     """Fitted signatures of one iteration: degree ``d`` -> (first colour, rows ``(u_d, d + 1)``).
 
     The colour of row ``k`` of ``rows[d]`` is ``first[d] + k``; rows are sorted and unique.
+
+    Attributes
+    ----------
+    first : dict of int to int
+        Degree ``d`` -> the colour of the first signature of that degree.
+    rows : dict of int to ndarray of int64, shape (u_d, d + 1)
+        Degree ``d`` -> its signatures ``(own colour, sorted neighbour colours)``.
+    n_colours : int
+        The number of colours of the iteration (all degrees together).
     """
 
     first: dict[int, int]
@@ -68,7 +87,20 @@ class Signatures:
 
 
 def degree_groups(indptr: np.ndarray, indices: np.ndarray) -> DegreeGroups:
-    """Group the nodes of a CSR adjacency by degree (computed once, reused every iteration)."""
+    """Group the nodes of a CSR adjacency by degree (computed once, reused every iteration).
+
+    Parameters
+    ----------
+    indptr : ndarray of int64, shape (n_nodes + 1,)
+        CSR row pointers of the symmetric adjacency.
+    indices : ndarray of int64
+        CSR column indices: the neighbours of each node.
+
+    Returns
+    -------
+    DegreeGroups
+        The nodes of each distinct degree and their neighbours.
+    """
     deg = np.diff(indptr)
     order = np.argsort(deg, kind="stable")
     values, starts = np.unique(deg[order], return_index=True)
@@ -148,6 +180,7 @@ def refine_step(
     Returns
     -------
     new_colours : ndarray of int64, shape (n_nodes,)
+        The refined colour of every node.
     signatures : Signatures
         The learned table (``fit``), or ``table`` itself (``transform``).
     """
@@ -184,7 +217,18 @@ def refine_step(
 
 def initial_colours(batch: GraphBatch) -> np.ndarray:
     """Raw colours of Algorithm 1, line 2: the node labels, or the degree ``|N(v)|`` (when
-    parsed with ``node_label=None``, or for a batch without nodes)."""
+    parsed with ``node_label=None``, or for a batch without nodes).
+
+    Parameters
+    ----------
+    batch : GraphBatch
+        The disjoint union of the graphs (from ``kernelkit.graphs._convert.graph_batch``).
+
+    Returns
+    -------
+    ndarray of shape (n_nodes,)
+        ``batch.labels`` (raw labels, any dtype), or ``batch.degrees`` when it has none.
+    """
     return batch.degrees if batch.labels is None else batch.labels
 
 
@@ -196,7 +240,7 @@ def wl_colours(
     Parameters
     ----------
     graphs : list
-        networkx graphs (node attribute ``node_label``), sparse adjacency matrices or
+        Networkx graphs (node attribute ``node_label``), sparse adjacency matrices or
         ``(adjacency, labels)`` pairs, undirected.
     n_iter : int >= 0 or None, default=None
         Number of refinement iterations (``h`` in Algorithm 1); ``None`` refines until the
@@ -256,8 +300,22 @@ def wl_distinguishable(
     ``i`` determines those of earlier iterations, as the own colour is part of each
     signature). ``n_iter=None`` refines to stability: ``False`` then means 1-WL cannot
     distinguish them at all (they may still be non-isomorphic, e.g. a 6-cycle and two
-    triangles). ``node_label`` is as in :func:`wl_colours` (``None``: structure only, from
-    degrees).
+    triangles).
+
+    Parameters
+    ----------
+    G1, G2 : networkx.Graph, sparse adjacency matrix or (adjacency, labels) pair
+        The two graphs, as an entry of ``graphs`` in :func:`wl_colours`.
+    n_iter : int >= 0 or None, default=None
+        Number of refinement iterations; ``None`` refines to stability.
+    node_label : str or None, default="label"
+        As in :func:`wl_colours` (``None``: structure only, from degrees).
+
+    Returns
+    -------
+    bool
+        ``True`` when the colour histograms of ``G1`` and ``G2`` differ after ``n_iter``
+        iterations (or their numbers of nodes differ).
 
     Examples
     --------

@@ -184,7 +184,18 @@ class Kernel:
         ]
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Constructor arguments as a dict (scikit-learn convention)."""
+        """Constructor arguments as a dict (scikit-learn convention).
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Also list the arguments of sub-kernels, as ``k1__lengthscale``.
+
+        Returns
+        -------
+        dict
+            Argument name to value.
+        """
         params = {name: getattr(self, name) for name in self._param_names()}
         if deep:
             for name, value in list(params.items()):
@@ -194,7 +205,24 @@ class Kernel:
         return params
 
     def set_params(self, **params: Any) -> Kernel:
-        """Set constructor arguments in place; nested ones as ``k1__lengthscale``."""
+        """Set constructor arguments in place; nested ones as ``k1__lengthscale``.
+
+        Parameters
+        ----------
+        **params
+            Argument names (as :meth:`get_params` lists them) and their new values.
+
+        Returns
+        -------
+        Kernel
+            This kernel.
+
+        Raises
+        ------
+        ValueError
+            If a name is not an argument of this kernel or of its sub-kernels, or a new
+            value fails the kernel's checks.
+        """
         valid = self.get_params(deep=True)
         nested: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
@@ -215,6 +243,13 @@ class Kernel:
         return self
 
     def clone(self) -> Kernel:
+        """A deep copy of this kernel (equal to it, sharing nothing).
+
+        Returns
+        -------
+        Kernel
+            The copy.
+        """
         return copy.deepcopy(self)
 
     def _check_params(self) -> None:
@@ -256,6 +291,7 @@ class Kernel:
 
     @property
     def free_hyperparameters(self) -> list[Hyperparameter]:
+        """The hyperparameters that are not fixed: those in ``theta``, in its order."""
         return [hp for hp in self.hyperparameters if not hp.fixed]
 
     @property
@@ -373,7 +409,18 @@ class Kernel:
         return value, grad
 
     def with_theta(self, theta: np.ndarray) -> Kernel:
-        """A copy of this kernel with ``theta`` set."""
+        """A copy of this kernel with ``theta`` set.
+
+        Parameters
+        ----------
+        theta : array-like of shape (n_dims,)
+            Log of the free hyperparameter values.
+
+        Returns
+        -------
+        Kernel
+            The copy; this kernel is unchanged.
+        """
         k = self.clone()
         k.theta = theta
         return k
@@ -418,17 +465,52 @@ class Kernel:
         return self._checked(lambda: self._gram(X, Y), X, Y, "values", always=False)
 
     def diag(self, X: Any) -> np.ndarray:
-        """``k(X[i], X[i])`` for each ``i``, without forming the Gram matrix."""
+        """``k(X[i], X[i])`` for each ``i``, without forming the Gram matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or list of objects
+            Inputs (a list of objects for kernels with ``requires_vector_input = False``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The diagonal of ``k(X)``.
+        """
         X = self._check_pair(X, None)[0]  # same checks as k(X), e.g. ARD size
         return self._checked(lambda: self._diag(X), X, X, "values")
 
     def gradient(self, X: Any) -> np.ndarray:
-        """``dK/dtheta`` on ``X``, shape ``(n, n, n_dims)``."""
+        """``dK/dtheta`` on ``X``, shape ``(n, n, n_dims)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or list of objects
+            Inputs (a list of objects for kernels with ``requires_vector_input = False``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_samples, n_dims)
+            ``[i, j, p]`` is ``dK_ij / dtheta_p``.
+        """
         X = self._check_pair(X, None)[0]
         return self._checked(lambda: self._gradient(X), X, X, "gradients")
 
     def gradient_dot(self, X: Any, W: Any) -> np.ndarray:
-        """``sum_ij W_ij dK_ij/dtheta_p`` for each ``p``, shape ``(n_dims,)``."""
+        """``sum_ij W_ij dK_ij/dtheta_p`` for each ``p``, shape ``(n_dims,)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or list of objects
+            Inputs (a list of objects for kernels with ``requires_vector_input = False``).
+        W : array-like of shape (n_samples, n_samples)
+            The weights.
+
+        Returns
+        -------
+        ndarray of shape (n_dims,)
+            The contraction, without forming the tensor of :meth:`gradient`.
+        """
         X = self._check_pair(X, None)[0]
         n = len(X)
         W = check_array(W, "W", dtype=np.float64)
@@ -479,6 +561,19 @@ class Kernel:
         Marginal-likelihood fitting needs the Gram matrix first and the contraction with
         a ``W`` that depends on it second; this avoids recomputing distances and
         profiles for the second step. The returned ``K`` may be modified by the caller.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or list of objects
+            Inputs (a list of objects for kernels with ``requires_vector_input = False``).
+
+        Returns
+        -------
+        K : ndarray of shape (n_samples, n_samples)
+            The Gram matrix ``k(X)``.
+        gradient_dot : callable
+            ``W -> gradient_dot(X, W)`` for ``W`` of shape ``(n_samples, n_samples)``,
+            returning an ndarray of shape ``(n_dims,)``.
         """
         X = self._check_pair(X, None)[0]
         parts: list[Any] = []
@@ -503,6 +598,23 @@ class Kernel:
 
         The derivative with respect to the first argument, as acquisition functions need
         for gradient-based search (``Y`` the training inputs, ``X`` the candidates).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The points the derivative is taken at.
+        Y : array-like of shape (m, d)
+            The second arguments.
+
+        Returns
+        -------
+        ndarray of shape (n, m, d)
+            ``[a, b, :]`` is the gradient of ``k(X[a], Y[b])`` with respect to ``X[a]``.
+
+        Raises
+        ------
+        NotImplementedError
+            If the kernel does not provide input gradients.
         """
         X, Y = self._check_pair(X, Y)
         return self._checked(lambda: self._input_gradient(X, Y), X, Y, "input gradients")
@@ -531,6 +643,7 @@ class Kernel:
 
     @property
     def is_stationary(self) -> bool:
+        """Whether ``k(x, y)`` depends on ``x - y`` only (False unless a subclass says so)."""
         return False
 
     # ------------------------------------------------------------------ algebra
@@ -766,6 +879,16 @@ class Constant(_Level):
     ``k + Constant(c, value_bounds="fixed")``. Inputs are checked as described in
     ``_Level``.
 
+    Parameters
+    ----------
+    value : float, default=1.0
+        The constant, ``> 0``.
+    value_bounds : (float, float) or "fixed", default=(1e-5, 1e5)
+        Bounds on ``value`` when hyperparameters are fitted; ``"fixed"`` excludes it from
+        ``theta``.
+    value_prior : Prior or None, default=None
+        A prior on ``value``; see :meth:`Kernel.log_prior`.
+
     Examples
     --------
     >>> from kernelkit.kernels import RBF, Constant
@@ -894,7 +1017,15 @@ class _Unary(_Combination):
 
 
 class Sum(_Binary):
-    """``k1(x, y) + k2(x, y)`` (Bishop eq. 6.17)."""
+    """``k1(x, y) + k2(x, y)`` (Bishop eq. 6.17).
+
+    Built by ``k1 + k2``; ``theta`` is ``k1``'s followed by ``k2``'s.
+
+    Parameters
+    ----------
+    k1, k2 : Kernel
+        The kernels added.
+    """
 
     _op = np.add
     _symbol = "+"
@@ -915,7 +1046,15 @@ class Sum(_Binary):
 
 
 class Product(_Binary):
-    """``k1(x, y) * k2(x, y)`` (Bishop eq. 6.18)."""
+    """``k1(x, y) * k2(x, y)`` (Bishop eq. 6.18).
+
+    Built by ``k1 * k2``; ``theta`` is ``k1``'s followed by ``k2``'s.
+
+    Parameters
+    ----------
+    k1, k2 : Kernel
+        The kernels multiplied.
+    """
 
     _op = np.multiply
     _symbol = "*"
@@ -948,7 +1087,15 @@ class Scaled(_Unary):
     """``c * k(x, y)`` for a fixed constant ``c >= 0`` (Bishop eq. 6.13).
 
     The constant is not a hyperparameter; a learnable amplitude is the ``variance`` of a
-    stationary kernel, or a product with :class:`~kernelkit.kernels.Constant`.
+    stationary kernel, or a product with :class:`~kernelkit.kernels.Constant`. Built by
+    ``c * k``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel ``k``.
+    scale : float
+        The constant ``c >= 0``.
     """
 
     scale: float = parameter()
@@ -989,6 +1136,13 @@ class PolynomialOf(_Unary):
     """``q(k(x, y)) = sum_i c_i k(x, y)^i`` with ``c_i >= 0`` (Bishop eq. 6.15).
 
     Built by :func:`poly` or ``k ** n``.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel ``k``.
+    coefs : sequence of float or ndarray
+        The coefficients ``c_0, c_1, ...``, non-negative, at least one.
     """
 
     coefs: Sequence[float] | np.ndarray = parameter()
@@ -1044,7 +1198,13 @@ class PolynomialOf(_Unary):
 
 
 class ExponentialOf(_Unary):
-    """``exp(k(x, y))`` (Bishop eq. 6.16). Built by :func:`exp`."""
+    """``exp(k(x, y))`` (Bishop eq. 6.16). Built by :func:`exp`.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel ``k``.
+    """
 
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
         return np.exp(self.kernel._gram(X, Y))
@@ -1079,6 +1239,13 @@ class Composed(_Unary):
 
     ``phi`` maps whatever the user holds (a 2-D array, or a list of objects) to a 2-D
     array that ``kernel`` accepts. Built by :func:`compose`.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel ``k``.
+    phi : callable
+        The feature map, applied to the whole input ``X`` at once.
     """
 
     phi: Callable[[Any], Any] = parameter()
@@ -1090,10 +1257,12 @@ class Composed(_Unary):
 
     @property
     def requires_vector_input(self) -> bool:  # type: ignore[override]
+        """False: the inputs are whatever ``phi`` accepts."""
         return False
 
     @property
     def is_stationary(self) -> bool:  # phi need not preserve differences
+        """False: ``phi`` need not preserve differences."""
         return False
 
     def _map(self, X: Any) -> Any:
@@ -1136,15 +1305,53 @@ class Composed(_Unary):
 
 
 def poly(kernel: Kernel, coefs: Sequence[float] | np.ndarray) -> Kernel:
-    """``sum_i coefs[i] * k^i`` for non-negative ``coefs`` (Bishop eq. 6.15)."""
+    """``sum_i coefs[i] * k^i`` for non-negative ``coefs`` (Bishop eq. 6.15).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel ``k``.
+    coefs : sequence of float or ndarray
+        The coefficients, from the constant term up; non-negative, at least one.
+
+    Returns
+    -------
+    PolynomialOf
+        The kernel ``q(k)``.
+    """
     return PolynomialOf(kernel, coefs)
 
 
 def exp(kernel: Kernel) -> Kernel:
-    """``exp(k)`` (Bishop eq. 6.16)."""
+    """``exp(k)`` (Bishop eq. 6.16).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel ``k``.
+
+    Returns
+    -------
+    ExponentialOf
+        The kernel ``exp(k)``.
+    """
     return ExponentialOf(kernel)
 
 
 def compose(kernel: Kernel, phi: Callable[[Any], Any]) -> Kernel:
-    """``k(phi(x), phi(y))`` (Bishop eq. 6.19)."""
+    """``k(phi(x), phi(y))`` (Bishop eq. 6.19).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel ``k``.
+    phi : callable
+        The feature map, applied to the whole input ``X`` at once: it maps what the user
+        holds to inputs of ``kernel``.
+
+    Returns
+    -------
+    Composed
+        The kernel on ``phi``.
+    """
     return Composed(kernel, phi)

@@ -72,7 +72,7 @@ def gram(kernel: Any, X: Any, Y: Any = None, *, chunks: int | str = "auto") -> A
     Returns
     -------
     dask.array.Array of shape (n, m)
-        float64 (float32 when the inputs are float32), chunked
+        The Gram matrix, float64 (float32 when the inputs are float32), chunked
         ``(row chunks of X, row chunks of Y)``; call ``.compute()`` for the NumPy matrix.
 
     Raises
@@ -179,6 +179,7 @@ def kernel_operator(
     Returns
     -------
     scipy.sparse.linalg.LinearOperator of shape (n, n), float64
+        The operator ``V -> (K + noise I) V``.
 
     Raises
     ------
@@ -191,7 +192,7 @@ def kernel_operator(
 
     See Also
     --------
-    gram : the Gram matrix as a lazy dask array.
+    gram : The Gram matrix as a lazy dask array.
 
     Examples
     --------

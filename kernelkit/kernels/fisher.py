@@ -53,15 +53,43 @@ class FisherModel:
     """
 
     def score(self, X: Any) -> np.ndarray:
-        """Fisher scores of the samples of ``X``, shape ``(len(X), n_parameters)``."""
+        """Fisher scores of the samples of ``X``, shape ``(len(X), n_parameters)``.
+
+        Parameters
+        ----------
+        X : sequence
+            The samples, as the model defines them.
+
+        Returns
+        -------
+        ndarray of shape (len(X), n_parameters)
+            The scores ``g(x) = grad_theta log p(x | theta)``, one row per sample.
+        """
         raise NotImplementedError
 
     def fisher_information(self) -> np.ndarray:
-        """The Fisher information of one unit of data: its diagonal or the full matrix."""
+        """The Fisher information of one unit of data: its diagonal or the full matrix.
+
+        Returns
+        -------
+        ndarray of shape (n_parameters,) or (n_parameters, n_parameters)
+            The positive diagonal, or the symmetric positive definite matrix.
+        """
         raise NotImplementedError
 
     def sample_size(self, X: Any) -> np.ndarray:
-        """The number of i.i.d. units in each sample of ``X`` (here 1 each)."""
+        """The number of i.i.d. units in each sample of ``X`` (here 1 each).
+
+        Parameters
+        ----------
+        X : sequence
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (len(X),)
+            The sizes, all 1.
+        """
         return np.ones(len(X))
 
 
@@ -90,6 +118,13 @@ def fisher_vectors(
     Returns
     -------
     ndarray of shape (n_samples, n_parameters)
+        The Fisher vectors, one per row.
+
+    Raises
+    ------
+    ValueError
+        If ``information`` does not match the scores, is not positive (definite) or not
+        symmetric, or ``sample_size`` has the wrong shape or negative entries.
 
     Examples
     --------
@@ -164,7 +199,7 @@ class FisherKernel(Kernel):
 
     See Also
     --------
-    kernelkit.features.FisherVectorEncoder : the same vectors, with PCA and the power and
+    kernelkit.features.FisherVectorEncoder : The same vectors, with PCA and the power and
         L2 normalisations, as a scikit-learn transformer.
 
     Notes
@@ -204,7 +239,18 @@ class FisherKernel(Kernel):
                 )
 
     def fisher_vectors(self, X: Any) -> np.ndarray:
-        """``G(x) = (n_x F)^{-1/2} g(x)`` for each sample of ``X``, one per row."""
+        """``G(x) = (n_x F)^{-1/2} g(x)`` for each sample of ``X``, one per row.
+
+        Parameters
+        ----------
+        X : list of objects
+            The samples, as ``model`` defines them.
+
+        Returns
+        -------
+        ndarray of shape (len(X), n_parameters)
+            The Fisher vectors, whose inner products are the kernel's values.
+        """
         X = self._check_input(X, "X")
         return self._vectors(X)
 
@@ -331,8 +377,20 @@ class DiagonalGaussianMixture(FisherModel):
     def score(self, X: Sequence[Any], *, n_jobs: int | None = None) -> np.ndarray:
         """Fisher scores of the descriptor sets of ``X`` (one ``(T_i, f)`` array each),
         shape ``(len(X), n_parameters)``, in the order weights, means, standard
-        deviations, each component-major. An empty set scores 0. ``n_jobs`` as in
-        :meth:`fisher_vectors`."""
+        deviations, each component-major. An empty set scores 0.
+
+        Parameters
+        ----------
+        X : sequence of arrays of shape (T_i, f)
+            The descriptor sets.
+        n_jobs : int or None, default=None
+            Threads sharing the runs of sets, as in :meth:`fisher_vectors`.
+
+        Returns
+        -------
+        ndarray of shape (len(X), n_parameters)
+            The scores, one row per set.
+        """
         sets, lengths = self._check(X)
         return self._encode(sets, lengths, fisher=False, n_jobs=n_jobs)
 
@@ -485,7 +543,13 @@ class DiagonalGaussianMixture(FisherModel):
         return out
 
     def fisher_information(self) -> np.ndarray:
-        """The diagonal Fisher information of one descriptor (see Notes)."""
+        """The diagonal Fisher information of one descriptor (see Notes).
+
+        Returns
+        -------
+        ndarray of shape (n_parameters,)
+            The diagonal, in the order of :meth:`score`.
+        """
         gmm = self.gmm
         weights = np.asarray(gmm.weights_, dtype=np.float64)
         precision = 1.0 / np.asarray(gmm.covariances_, dtype=np.float64)  # 1 / sigma^2
@@ -496,11 +560,33 @@ class DiagonalGaussianMixture(FisherModel):
         return np.concatenate(blocks)
 
     def sample_size(self, X: Sequence[Any]) -> np.ndarray:
-        """The number of descriptors in each set of ``X``."""
+        """The number of descriptors in each set of ``X``.
+
+        Parameters
+        ----------
+        X : sequence of arrays of shape (T_i, f)
+            The descriptor sets.
+
+        Returns
+        -------
+        ndarray of float64, shape (len(X),)
+            The sizes ``T_i``.
+        """
         return self._check(X)[1].astype(np.float64)
 
     def log_likelihood(self, X: Sequence[Any]) -> np.ndarray:
-        """``log p(X_i) = sum_t log p(x_t)`` for each set of ``X`` (0 for an empty set)."""
+        """``log p(X_i) = sum_t log p(x_t)`` for each set of ``X`` (0 for an empty set).
+
+        Parameters
+        ----------
+        X : sequence of arrays of shape (T_i, f)
+            The descriptor sets.
+
+        Returns
+        -------
+        ndarray of shape (len(X),)
+            The log-likelihood of each set.
+        """
         Z, lengths, _ = stack_sets(X, self.n_features, seen="the mixture")
         if not Z.shape[0]:
             return np.zeros(len(lengths))

@@ -64,6 +64,7 @@ def resolve_kernel(
     Returns
     -------
     Kernel
+        ``kernel`` itself, or a new kernel for a name.
 
     Examples
     --------

@@ -42,7 +42,19 @@ REQUIRED: Any = _Required()
 
 @dataclass(frozen=True)
 class Parameter:
-    """The declaration of one constructor argument of a kernel class (see :func:`parameter`)."""
+    """The declaration of one constructor argument of a kernel class (see :func:`parameter`).
+
+    Attributes
+    ----------
+    default : object, default=REQUIRED
+        The argument's default; ``REQUIRED`` when the argument must be given.
+    fitted : bool, default=False
+        Whether the argument is a fitted hyperparameter.
+    ard : bool, default=False
+        Whether the hyperparameter may be a 1-D array, one value per input feature.
+    bounds : (float, float) or "fixed", default=DEFAULT_BOUNDS
+        Default of the ``<name>_bounds`` argument of a fitted hyperparameter.
+    """
 
     default: Any = REQUIRED
     fitted: bool = False
@@ -112,6 +124,7 @@ class Hyperparameter:
 
     @property
     def fixed(self) -> bool:
+        """Whether ``bounds`` is ``"fixed"`` (the hyperparameter is not in ``theta``)."""
         return isinstance(self.bounds, str) and self.bounds == "fixed"
 
 

@@ -25,8 +25,13 @@ class White(_Level):
 
     Parameters
     ----------
-    noise : float
+    noise : float, default=1.0
         The noise variance (the name of a GP's noise variance everywhere in kernelkit).
+    noise_bounds : (float, float) or "fixed", default=(1e-5, 1e5)
+        Bounds on ``noise`` when hyperparameters are fitted; ``"fixed"`` excludes it from
+        ``theta``.
+    noise_prior : Prior or None, default=None
+        A prior on ``noise``; see :meth:`~kernelkit.kernels.Kernel.log_prior`.
 
     Examples
     --------
@@ -58,6 +63,16 @@ class Linear(Kernel):
 
     Its values grow with the inputs: where they exceed the float64 range (inputs near
     1e160) the kernel raises a ValueError naming the inputs instead of returning ``inf``.
+
+    Parameters
+    ----------
+    variance : float, default=1.0
+        The scale of the dot product.
+    variance_bounds : (float, float) or "fixed", default=(1e-5, 1e5)
+        Bounds on ``variance`` when hyperparameters are fitted; ``"fixed"`` excludes it
+        from ``theta``.
+    variance_prior : Prior or None, default=None
+        A prior on ``variance``; see :meth:`~kernelkit.kernels.Kernel.log_prior`.
     """
 
     variance: float = parameter(1.0, fitted=True)
@@ -93,6 +108,24 @@ class Polynomial(Kernel):
     ``gamma`` and ``coef0`` are hyperparameters; ``coef0 = 0`` (the homogeneous kernel)
     is held fixed, since 0 has no logarithm. Values beyond the float64 range raise a
     ValueError naming the inputs, as for :class:`Linear`.
+
+    Parameters
+    ----------
+    degree : int, default=2
+        The degree, ``>= 1``; a structural choice, not a fitted hyperparameter.
+    gamma : float, default=1.0
+        The scale of the dot product.
+    coef0 : float, default=1.0
+        The offset, ``>= 0``.
+    gamma_bounds : (float, float) or "fixed", default=(1e-5, 1e5)
+        Bounds on ``gamma`` when hyperparameters are fitted; ``"fixed"`` excludes it from
+        ``theta``.
+    gamma_prior : Prior or None, default=None
+        A prior on ``gamma``; see :meth:`~kernelkit.kernels.Kernel.log_prior`.
+    coef0_bounds : (float, float) or "fixed", default=(1e-5, 1e5)
+        As ``gamma_bounds``, for ``coef0`` (ignored while ``coef0 = 0``).
+    coef0_prior : Prior or None, default=None
+        As ``gamma_prior``, for ``coef0``.
     """
 
     degree: int = parameter(2)
@@ -115,6 +148,7 @@ class Polynomial(Kernel):
 
     @property
     def hyperparameters(self) -> list[Hyperparameter]:
+        """The fitted hyperparameters, ``gamma`` and ``coef0`` (not ``coef0 = 0``)."""
         # coef0 = 0 (the homogeneous kernel) has no logarithm: it stays fixed
         return [hp for hp in super().hyperparameters if hp.name != "coef0" or self.coef0 > 0]
 

@@ -54,16 +54,21 @@ class Stationary(Kernel):
 
     Parameters
     ----------
-    lengthscale : float or array of shape (d,)
+    lengthscale : float or array of shape (d,), default=1.0
         A scalar gives an isotropic kernel; a vector gives one lengthscale per input
         dimension (automatic relevance determination, ARD).
-    variance : float
+    variance : float, default=1.0
         The signal variance ``sigma_f^2 = k(x, x)``.
-    lengthscale_bounds, variance_bounds : (float, float) or "fixed"
-        Bounds used when hyperparameters are fitted; ``"fixed"`` excludes them from theta.
-    lengthscale_prior, variance_prior : Prior or None
-        Priors on the values (one prior for all the entries of an ARD lengthscale); see
-        :meth:`~kernelkit.kernels.Kernel.log_prior`.
+    lengthscale_bounds : (float, float) or "fixed", default=(1e-5, 1e5)
+        Bounds on the lengthscale when hyperparameters are fitted; ``"fixed"`` excludes it
+        from ``theta``.
+    lengthscale_prior : Prior or None, default=None
+        A prior on the lengthscale (one prior for all the entries of an ARD lengthscale);
+        see :meth:`~kernelkit.kernels.Kernel.log_prior`.
+    variance_bounds : (float, float) or "fixed", default=(1e-5, 1e5)
+        As ``lengthscale_bounds``, for the variance.
+    variance_prior : Prior or None, default=None
+        As ``lengthscale_prior``, for the variance.
 
     Notes
     -----
@@ -83,10 +88,12 @@ class Stationary(Kernel):
 
     @property
     def anisotropic(self) -> bool:
+        """Whether the lengthscale is a vector (ARD), one entry per input dimension."""
         return np.ndim(self.lengthscale) == 1
 
     @property
     def is_stationary(self) -> bool:
+        """True: the value depends on ``x - y`` only."""
         return True
 
     def _check_n_features(self, d: int) -> None:
@@ -299,6 +306,16 @@ class RBF(Stationary):
     Rowland (2018) §5.1 and the assignment's eq. 1.3 (with ``sigma`` the lengthscale);
     the ``nu -> infinity`` limit of :class:`Matern`.
 
+    Parameters
+    ----------
+    lengthscale : float or array of shape (d,), default=1.0
+        Isotropic, or one lengthscale per input dimension (ARD).
+    variance : float, default=1.0
+        The signal variance ``k(x, x)``.
+    lengthscale_bounds, lengthscale_prior, variance_bounds, variance_prior : optional
+        Bounds (``(low, high)`` or ``"fixed"``) and priors of the fitted hyperparameters,
+        as in :class:`Stationary`.
+
     Examples
     --------
     >>> import numpy as np
@@ -333,8 +350,15 @@ class Matern(Stationary):
 
     Parameters
     ----------
-    nu : float
+    lengthscale : float or array of shape (d,), default=1.0
+        Isotropic, or one lengthscale per input dimension (ARD).
+    variance : float, default=1.0
+        The signal variance ``k(x, x)``.
+    nu : float, default=2.5
         Smoothness; a structural choice, not a fitted hyperparameter.
+    lengthscale_bounds, lengthscale_prior, variance_bounds, variance_prior : optional
+        Bounds (``(low, high)`` or ``"fixed"``) and priors of the fitted hyperparameters,
+        as in :class:`Stationary`.
     """
 
     nu: float = parameter(2.5)
@@ -464,6 +488,16 @@ class Laplace(Matern):
     """Laplace (exponential) kernel ``variance * exp(-r)``, i.e. Matérn with nu = 1/2.
 
     Its spectral density is multivariate Cauchy (Rowland 2018, Table 7.1).
+
+    Parameters
+    ----------
+    lengthscale : float or array of shape (d,), default=1.0
+        Isotropic, or one lengthscale per input dimension (ARD).
+    variance : float, default=1.0
+        The signal variance ``k(x, x)``.
+    lengthscale_bounds, lengthscale_prior, variance_bounds, variance_prior : optional
+        Bounds (``(low, high)`` or ``"fixed"``) and priors of the fitted hyperparameters,
+        as in :class:`Stationary`.
     """
 
     nu = 0.5  # fixed: not a constructor argument
@@ -476,9 +510,24 @@ class RationalQuadratic(Stationary):
 
     Parameters
     ----------
-    shape : float
-        The shape ``> 0`` (scikit-learn's ``alpha``), a fitted hyperparameter with
-        ``shape_bounds`` and ``shape_prior`` like ``lengthscale`` and ``variance``.
+    lengthscale : float or array of shape (d,), default=1.0
+        Isotropic, or one lengthscale per input dimension (ARD).
+    variance : float, default=1.0
+        The signal variance ``k(x, x)``.
+    shape : float, default=1.0
+        The shape ``> 0`` (scikit-learn's ``alpha``), a fitted hyperparameter like
+        ``lengthscale`` and ``variance``.
+    lengthscale_bounds, lengthscale_prior, variance_bounds, variance_prior : optional
+        Bounds (``(low, high)`` or ``"fixed"``) and priors of the fitted hyperparameters,
+        as in :class:`Stationary`.
+    shape_bounds, shape_prior : optional
+        The same for ``shape``.
+
+    Notes
+    -----
+    Its tail decays only like ``r^(-2 shape)``. Where ``r^2`` itself is beyond the float64
+    range (``r > 1.3e154``) the value is taken as its limit 0, which is within
+    ``exp(-709 shape)`` of the true value (below 1e-30 for ``shape >= 0.1``).
 
     Examples
     --------
@@ -489,12 +538,6 @@ class RationalQuadratic(Stationary):
     0.25
     >>> k.theta_names
     ['lengthscale', 'variance', 'shape']
-
-    Notes
-    -----
-    Its tail decays only like ``r^(-2 shape)``. Where ``r^2`` itself is beyond the float64
-    range (``r > 1.3e154``) the value is taken as its limit 0, which is within
-    ``exp(-709 shape)`` of the true value (below 1e-30 for ``shape >= 0.1``).
     """
 
     shape: float = parameter(1.0, fitted=True)
@@ -534,6 +577,16 @@ class Sinc(Stationary):
     Rowland (2018) eq. 7.21 uses it (d = 3) as the kernel where orthogonal random
     features can be worse than i.i.d. ones. Inputs with more than three features are
     rejected, since the kernel is not positive definite there.
+
+    Parameters
+    ----------
+    lengthscale : float or array of shape (d,), default=1.0
+        Isotropic, or one lengthscale per input dimension (ARD).
+    variance : float, default=1.0
+        The signal variance ``k(x, x)``.
+    lengthscale_bounds, lengthscale_prior, variance_bounds, variance_prior : optional
+        Bounds (``(low, high)`` or ``"fixed"``) and priors of the fitted hyperparameters,
+        as in :class:`Stationary`.
 
     Notes
     -----

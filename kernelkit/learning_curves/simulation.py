@@ -166,6 +166,8 @@ def simulate(
     Returns
     -------
     LearningCurve
+        The mean error and its standard error at each ``nu``, with the error of every data
+        set and vertex.
 
     Raises
     ------
@@ -178,7 +180,8 @@ def simulate(
 
     See Also
     --------
-    kernelkit.learning_curves.eigenvalue_approximation : eq. 18 on a graph's spectrum.
+    kernelkit.learning_curves.eigenvalue_approximation : Urry & Sollich (2013) eq. 18 on
+        a graph's spectrum.
 
     Examples
     --------

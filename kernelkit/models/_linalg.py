@@ -81,6 +81,7 @@ def cholesky_or_none(
     Returns
     -------
     ndarray of shape (n, n) or None
+        The factor, or ``None`` when ``A`` is not numerically positive definite.
 
     Examples
     --------
@@ -149,6 +150,32 @@ def cholesky_jitter(
 
     The factor of :func:`jittered_cholesky`, which takes the same arguments and also
     says how much jitter was added.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Symmetric matrix; only its lower triangle is read.
+    max_tries : int, default=7
+        Number of jitter values tried after the plain factorisation failed.
+    name : str, default="K"
+        Name of the matrix in warnings and errors.
+    warn : bool, default=True
+        Emit a :class:`NumericalWarning` when jitter was added.
+    jitter_scale : float, optional
+        Reference scale of the jitter; ``mean(diag(K))`` by default.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        Lower-triangular ``L`` with ``L @ L.T = K + jitter * I``.
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square, not symmetric (up to round-off) or contains NaN or
+        infinity.
+    numpy.linalg.LinAlgError
+        If no jitter up to the bound makes ``K`` positive definite.
 
     Examples
     --------

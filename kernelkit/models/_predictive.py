@@ -76,6 +76,7 @@ class GaussianPredictor:
         X : array of shape (m, n_features) or list of objects
         n_samples : int, default=1
         random_state : int, RandomState or None, default=None
+            Seeds the standard normal draws ``z``.
 
         Returns
         -------

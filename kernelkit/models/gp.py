@@ -323,7 +323,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
 
     See Also
     --------
-    KernelRidge : the same predictive mean, without variances or hyperparameter fitting.
+    KernelRidge : The same predictive mean, without variances or hyperparameter fitting.
 
     Notes
     -----
@@ -429,6 +429,11 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         y : array of shape (n_samples,)
             Targets; a column vector ``(n_samples, 1)`` is raveled with a
             ``DataConversionWarning``, as scikit-learn's single-output estimators do.
+
+        Returns
+        -------
+        self : GaussianProcessRegressor
+            The fitted estimator.
         """
         self._check_params()
         kernel = self._resolve().clone()
@@ -721,10 +726,17 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         Parameters
         ----------
         X : array of shape (m, d) or list of objects
+            Test inputs.
         y : array of shape (m,)
+            Test targets.
         average : bool, default=True
             Return the mean over the ``m`` points (a float); otherwise the per-point
             values, an array of shape ``(m,)``.
+
+        Returns
+        -------
+        float or ndarray of shape (m,)
+            The mean log predictive density, or one value per point.
         """
         mean, std = self.predict(X, return_std=True, include_noise=True)
         y = validate_targets(self, y, mean.shape[0], multi_output=False)

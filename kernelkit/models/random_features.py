@@ -247,7 +247,7 @@ class RandomFeatureRidge(_RandomFeatureModel):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features_out_,) or (n_features_out_, n_targets)
+    coef_ : ndarray of shape (n_features_out,) or (n_features_out, n_targets)
     feature_map_ : object
         The fitted feature map.
     L_ : ndarray
@@ -259,7 +259,7 @@ class RandomFeatureRidge(_RandomFeatureModel):
         The smaller of the two systems, chosen in ``fit``: ``O(n p min(n, p))`` time,
         ``O(min(n, p)^2)`` memory beyond the features. Always ``"primal"`` after a fit
         on a dask array.
-    features_fit_ : ndarray of shape (n_samples, n_features_out_) or None
+    features_fit_ : ndarray of shape (n_samples, n_features_out) or None
         Training features, kept for the dual only.
     n_features_in_, n_features_out_ : int
     feature_names_in_ : ndarray of str
@@ -267,8 +267,8 @@ class RandomFeatureRidge(_RandomFeatureModel):
 
     See Also
     --------
-    RandomFeatureGP : the same mean, with predictive variances.
-    kernelkit.models.KernelRidge : the dual (exact kernel) solution.
+    RandomFeatureGP : The same mean, with predictive variances.
+    kernelkit.models.KernelRidge : The dual (exact kernel) solution.
 
     Examples
     --------
@@ -325,7 +325,8 @@ class RandomFeatureRidge(_RandomFeatureModel):
 
         Returns
         -------
-        self
+        self : RandomFeatureRidge
+            The fitted estimator.
         """
         alpha = check_positive_scalar(self.alpha, "alpha")
         if is_dask_array(X):
@@ -340,7 +341,7 @@ class RandomFeatureRidge(_RandomFeatureModel):
 
         Parameters
         ----------
-        X : array or dask array of shape (n_samples, n_features_in_)
+        X : array or dask array of shape (n_samples, n_features)
             A dask array must be chunked along rows only.
 
         Returns
@@ -432,7 +433,7 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features_out_,)
+    coef_ : ndarray of shape (n_features_out,)
         Posterior mean of the weights (normalised targets).
     L_ : ndarray
         Lower Cholesky factor (plus jitter, if any) of ``Phi^T Phi + noise I``
@@ -440,7 +441,7 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
         are more features than samples).
     jitter_ : float
     solver_ : {"primal", "dual"}
-    features_fit_ : ndarray of shape (n_samples, n_features_out_) or None
+    features_fit_ : ndarray of shape (n_samples, n_features_out) or None
         Training features, kept for the dual only.
     feature_map_ : object
         The fitted feature map.
@@ -455,9 +456,9 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
 
     See Also
     --------
-    kernelkit.models.GaussianProcessRegressor : the exact GP (``O(n^3)``).
-    RandomFeatureRidge : the predictive mean alone.
-    gaussian_kl : the divergence used by :meth:`kl_to`.
+    kernelkit.models.GaussianProcessRegressor : The exact GP (``O(n^3)``).
+    RandomFeatureRidge : The predictive mean alone.
+    gaussian_kl : The divergence used by :meth:`kl_to`.
 
     Notes
     -----
@@ -519,7 +520,8 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
 
         Returns
         -------
-        self
+        self : RandomFeatureGP
+            The fitted estimator.
         """
         noise = check_positive_scalar(self.noise, "noise")
         check_bool(self.normalize_y, "normalize_y")
@@ -623,10 +625,14 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
         exact_gp : fitted GaussianProcessRegressor
             Or any fitted regressor with ``predict(X, return_cov=True, include_noise=...)``
             and ``n_features_in_``.
-        X_test : array of shape (n_test, n_features_in_)
+        X_test : array of shape (n_test, n_features)
+            The test inputs the predictive distributions are compared at.
         direction : {"approx_exact", "exact_approx"}, default="approx_exact"
+            ``KL(approx || exact)`` or ``KL(exact || approx)`` (see above).
         joint : bool, default=True
+            Compare the joint distributions; False sums the KLs of the marginals.
         include_noise : bool, default=True
+            Compare the distributions of the noisy targets rather than of ``f``.
 
         Returns
         -------
@@ -699,6 +705,27 @@ def gaussian_kl(mean0: Any, cov0: Any, mean1: Any, cov1: Any) -> float:
     log-determinants are ``2 sum log diag L``. Covariances that are not numerically
     positive definite get jitter (:func:`~kernelkit.models.cholesky_jitter`, with a
     warning). Clipped at 0 against round-off.
+
+    Parameters
+    ----------
+    mean0 : array-like of shape (k,)
+        Mean of the first Gaussian.
+    cov0 : array-like of shape (k, k)
+        Covariance of the first Gaussian.
+    mean1 : array-like of shape (k,)
+        Mean of the second Gaussian.
+    cov1 : array-like of shape (k, k)
+        Covariance of the second Gaussian.
+
+    Returns
+    -------
+    float
+        The divergence, ``>= 0`` (nats).
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match.
 
     Examples
     --------

@@ -78,7 +78,7 @@ class KernelRidge(RegressorMixin, BaseEstimator):
 
     See Also
     --------
-    GaussianProcessRegressor : the same mean with ``alpha`` = noise variance, plus
+    GaussianProcessRegressor : The same mean with ``alpha`` = noise variance, plus
         variances and fitted hyperparameters.
 
     Examples
@@ -111,6 +111,11 @@ class KernelRidge(RegressorMixin, BaseEstimator):
             Training inputs of the kind ``kernel`` takes (see the class docstring).
         y : array of shape (n_samples,) or (n_samples, n_targets)
             Targets; predictions have the same number of dimensions.
+
+        Returns
+        -------
+        self : KernelRidge
+            The fitted estimator.
         """
         alpha = self._check_alpha()
         if self.feature_map is not None:
@@ -169,9 +174,16 @@ class KernelRidge(RegressorMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Predictions ``K(X, X_fit) dual_coef_`` (or ``Phi(X) coef_`` in primal mode).
 
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), list of objects, or Gram matrix
+            Test inputs of the kind seen in ``fit`` (for ``"precomputed"``, the matrix
+            ``K(X_test, X_train)``).
+
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_targets)
+            The predictions, with the number of dimensions of ``y`` in ``fit``.
         """
         if hasattr(self, "coef_"):
             X = self._primal_input(X, reset=False)

@@ -173,6 +173,11 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         y : array of shape (n_samples,)
             Class labels (numbers or strings); a column vector is raveled with a
             ``DataConversionWarning``.
+
+        Returns
+        -------
+        self : KernelSVC
+            The fitted estimator.
         """
         self._check_params()
         kernel = resolve_estimator_kernel(self.kernel)
@@ -262,6 +267,12 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X: Any) -> np.ndarray:
         """Decision values.
 
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), list of objects, or Gram matrix
+            Test inputs of the kind seen in ``fit`` (for ``"precomputed"``, the matrix
+            ``K(X_test, X_train)``).
+
         Returns
         -------
         ndarray
@@ -276,7 +287,19 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
         return np.column_stack([e.decision_function(Kt) for e in self.estimators_])
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted class labels (largest decision value for "ovr", votes for "ovo")."""
+        """Predicted class labels (largest decision value for "ovr", votes for "ovo").
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), list of objects, or Gram matrix
+            Test inputs of the kind seen in ``fit`` (for ``"precomputed"``, the matrix
+            ``K(X_test, X_train)``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         Kt = self._test_gram(X)
         if len(self.estimators_) == 1:
             return self.estimators_[0].predict(Kt)
@@ -295,6 +318,12 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities from Platt scaling (see ``probability``).
 
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), list of objects, or Gram matrix
+            Test inputs of the kind seen in ``fit`` (for ``"precomputed"``, the matrix
+            ``K(X_test, X_train)``).
+
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
@@ -305,6 +334,18 @@ class KernelSVC(ClassifierMixin, BaseEstimator):
 
     @available_if(_check_proba)
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features), list of objects, or Gram matrix
+            Test inputs of the kind seen in ``fit`` (for ``"precomputed"``, the matrix
+            ``K(X_test, X_train)``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))

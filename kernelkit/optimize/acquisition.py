@@ -82,6 +82,21 @@ def log_h(z: Any) -> np.ndarray:
     ``phi(z) + z Phi(z) = phi(z) (1 - |z| erfcx(-z/sqrt 2) sqrt(pi/2))`` with the bracket
     through ``log1mexp``, because ``Phi(z) / phi(z) = erfcx(-z/sqrt 2) sqrt(pi/2)``;
     below that, the asymptote ``log phi(z) - 2 log|z|``.
+
+    Parameters
+    ----------
+    z : float or array-like
+        The standardised margin ``Z``.
+
+    Returns
+    -------
+    ndarray of float64, the shape of ``z``
+        ``log h(z)``, finite for every finite ``z``.
+
+    Examples
+    --------
+    >>> round(float(log_h(0.0)), 6)  # log phi(0)
+    -0.918939
     """
     # (-z/2) z overflows only where the true value is beyond the float range: -inf (or a
     # vanishing exp) is then the correctly rounded result, not a failure worth a warning
@@ -145,7 +160,8 @@ def noisy_incumbent(gp: Any, *, normalized: bool = False, among: Any = None) -> 
 
     Parameters
     ----------
-    gp : fitted GaussianProcessRegressor
+    gp : GaussianProcessRegressor
+        A fitted regressor.
     normalized : bool, default=False
         Return the value on the GP's normalised target scale.
     among : bool array of shape (n_train,), optional
@@ -226,7 +242,33 @@ class Acquisition:
     def value_and_gradient(
         self, mean: Any, std: Any, best: float, mean_grad: Any, std_grad: Any
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Values ``(m,)`` and x-gradients ``(m, d)`` from the moments and their gradients."""
+        """Values ``(m,)`` and x-gradients ``(m, d)`` from the moments and their gradients.
+
+        Parameters
+        ----------
+        mean : array-like of shape (m,)
+            Posterior means ``mu(x)``, finite.
+        std : array-like of shape (m,)
+            Posterior standard deviations ``sigma(x) >= 0``, finite.
+        best : float
+            The incumbent value ``f(x+)``.
+        mean_grad : array-like of shape (m, d)
+            ``dmu/dx`` at each point.
+        std_grad : array-like of shape (m, d)
+            ``dsigma/dx`` at each point.
+
+        Returns
+        -------
+        values : ndarray of shape (m,)
+            The acquisition at each point.
+        gradients : ndarray of shape (m, d)
+            Its gradient with respect to ``x`` (the limit, or 0, where ``sigma = 0``).
+
+        Raises
+        ------
+        ValueError
+            A NaN or infinity, a negative ``std``, or inconsistent shapes.
+        """
         mean, std, best = _moments(mean, std, best)
         mean_grad = _finite(mean_grad, "mean_grad")
         std_grad = _finite(std_grad, "std_grad")
@@ -247,8 +289,24 @@ class Acquisition:
     ) -> Any:
         """The acquisition of a fitted GP (which models the quantity to *maximise*).
 
-        ``best`` defaults to the noisy incumbent of eq. 2.17 (:func:`noisy_incumbent`).
-        Returns the values, or ``(values, gradients)`` with ``return_gradient``.
+        Parameters
+        ----------
+        gp : GaussianProcessRegressor
+            A fitted regressor on vector inputs.
+        X : array-like of shape (m, d)
+            The points to score.
+        best : float or None, default=None
+            The incumbent value ``f(x+)``; ``None``: the noisy incumbent of eq. 2.17
+            (:func:`noisy_incumbent`).
+        return_gradient : bool, default=False
+            Also return the gradients with respect to ``x``.
+
+        Returns
+        -------
+        values : ndarray of shape (m,)
+            The acquisition at each row of ``X``.
+        gradients : ndarray of shape (m, d)
+            Its x-gradients; only with ``return_gradient=True``.
         """
         if best is None:
             best = noisy_incumbent(gp)[0]
@@ -263,6 +321,11 @@ class Acquisition:
         EI and PI underflow to exactly 0 far from the incumbent, which leaves gradient
         methods without a slope; their logarithms do not (``log`` is increasing, so the
         maximiser is unchanged).
+
+        Returns
+        -------
+        Acquisition
+            ``self`` here; the logarithm for PI and EI.
         """
         return self
 
@@ -287,7 +350,13 @@ class Acquisition:
 class ImprovementAcquisition(Acquisition):
     """Base class of the acquisitions of the improvement ``I(x) = max{0, f(x) - f(x+) - xi}``
     (eq. 2.10): PI, EI and their logarithms, which take the margin ``xi`` (and ``xi``
-    schedules in :class:`~kernelkit.optimize.BayesianOptimizer`)."""
+    schedules in :class:`~kernelkit.optimize.BayesianOptimizer`).
+
+    Parameters
+    ----------
+    xi : float or None, default=None
+        The margin ``xi >= 0``; ``None``: the class's ``default_xi``.
+    """
 
     default_xi = 0.0
 
@@ -296,7 +365,18 @@ class ImprovementAcquisition(Acquisition):
         self.xi: float = check_nonnegative_number(xi, "xi")
 
     def with_xi(self, xi: float) -> Self:
-        """A copy with another ``xi`` (used by the schedules)."""
+        """A copy with another ``xi`` (used by the schedules).
+
+        Parameters
+        ----------
+        xi : float
+            The new margin, ``>= 0``.
+
+        Returns
+        -------
+        ImprovementAcquisition
+            A copy of ``self``, of the same class, with ``xi`` replaced.
+        """
         new = copy.copy(self)
         new.__init__(xi)  # type: ignore[misc]
         return new
@@ -372,6 +452,13 @@ class ProbabilityOfImprovement(ImprovementAcquisition):
         return special.ndtr(z), grad
 
     def for_search(self) -> Acquisition:
+        """The acquisition maximised in the search: log PI, the same maximiser.
+
+        Returns
+        -------
+        LogProbabilityOfImprovement
+            With this ``xi``.
+        """
         return LogProbabilityOfImprovement(self.xi)
 
 
@@ -379,6 +466,11 @@ class LogProbabilityOfImprovement(ImprovementAcquisition):
     """``log PI(x) = log Phi(Z)`` via ``scipy.special.log_ndtr``.
 
     At ``sigma = 0`` the log of PI's limit: 0, ``log 1/2`` or ``-inf``.
+
+    Parameters
+    ----------
+    xi : float, default=0.2
+        Required improvement over the incumbent (as for PI).
     """
 
     name = "logpi"
@@ -439,6 +531,13 @@ class ExpectedImprovement(ImprovementAcquisition):
         return value, grad
 
     def for_search(self) -> Acquisition:
+        """The acquisition maximised in the search: log EI, the same maximiser.
+
+        Returns
+        -------
+        LogExpectedImprovement
+            With this ``xi``.
+        """
         return LogExpectedImprovement(self.xi)
 
 
@@ -453,6 +552,7 @@ class LogExpectedImprovement(ImprovementAcquisition):
     Parameters
     ----------
     xi : float, default=0.05
+        Exploration margin (as for EI).
     """
 
     name = "logei"
@@ -535,13 +635,42 @@ _NAMES: dict[str, type[Acquisition]] = {
 
 
 def acquisition_names() -> list[str]:
-    """Names accepted by :func:`get_acquisition`."""
+    """Names accepted by :func:`get_acquisition`.
+
+    Returns
+    -------
+    list of str
+        ``["ei", "pi", "logei", "logpi", "ucb"]``.
+    """
     return list(_NAMES)
 
 
 def get_acquisition(acquisition: Any) -> Acquisition:
     """An :class:`Acquisition` from a name (``"ei"``, ``"pi"``, ``"logei"``, ``"logpi"``,
     ``"ucb"``, case-insensitive, with default parameters) or an instance (returned as is).
+
+    Parameters
+    ----------
+    acquisition : str or Acquisition
+        A name of :func:`acquisition_names` (``-`` and ``_`` ignored) or an instance.
+
+    Returns
+    -------
+    Acquisition
+        A new instance with default parameters for a name; ``acquisition`` itself
+        otherwise.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+    TypeError
+        Neither a string nor an :class:`Acquisition`.
+
+    Examples
+    --------
+    >>> get_acquisition("EI")
+    ExpectedImprovement(xi=0.05)
     """
     if isinstance(acquisition, Acquisition):
         return acquisition

@@ -160,6 +160,8 @@ def _set_lengthscale_prior(kernel: Kernel, prior: Prior) -> None:
 class OptimizationResult:
     """The outcome and full history of a Bayesian optimisation run.
 
+    Returned by :meth:`BayesianOptimizer.run` and :meth:`BayesianOptimizer.result`.
+
     Attributes
     ----------
     x_best : ndarray of shape (d,)
@@ -192,7 +194,7 @@ class OptimizationResult:
         new points. ``-1`` for points told without being asked.
     n_initial : int
         Size of the initial design.
-    maximize : bool
+    maximize : bool, default=False
         Whether the objective was maximised.
     """
 
@@ -224,6 +226,7 @@ class OptimizationResult:
 
     @property
     def n_failed(self) -> int:
+        """Number of failed evaluations (those with an ``errors`` entry)."""
         return sum(e is not None for e in self.errors)
 
     @property
@@ -235,17 +238,60 @@ class OptimizationResult:
         return np.where(np.isfinite(best), sign * best, np.nan)
 
     def regret(self, optimum: float) -> np.ndarray:
-        """Simple regret ``|best so far - optimum|`` after each evaluation."""
+        """Simple regret ``|best so far - optimum|`` after each evaluation.
+
+        Parameters
+        ----------
+        optimum : float
+            The known optimal value of the objective.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            The regret after each evaluation (``nan`` before the first success).
+        """
         return np.abs(self.best_so_far - float(optimum))
 
     def plot(self, step: int | None = None, **kw: Any) -> Any:
-        """The seed's per-step figure (1-D problems); see :meth:`BayesianOptimizer.plot`."""
+        """The seed's per-step figure (1-D problems); see :meth:`BayesianOptimizer.plot`.
+
+        Parameters
+        ----------
+        step : int or None, default=None
+            An evaluation chosen by the acquisition; ``None``: the last one.
+        **kw
+            Passed to :func:`kernelkit.optimize.plots.plot_step`.
+
+        Returns
+        -------
+        matplotlib Figure
+            The figure.
+
+        Raises
+        ------
+        ValueError
+            The result has no optimiser attached (it was not made by
+            :meth:`BayesianOptimizer.result`).
+        """
         if self._optimizer is None:
             raise ValueError("this result has no optimizer attached to redraw its steps")
         return self._optimizer.plot(step, **kw)
 
     def plot_convergence(self, ax: Any = None, *, minimum: float | None = None) -> Any:
-        """Best value (or regret, if ``minimum`` is known) against evaluations."""
+        """Best value (or regret, if ``minimum`` is known) against evaluations.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Draw into these axes instead of a new figure.
+        minimum : float, optional
+            The known optimum: plot the simple regret on a log scale instead.
+
+        Returns
+        -------
+        matplotlib Figure
+            The figure, from :func:`kernelkit.optimize.plots.plot_convergence`.
+        """
         from kernelkit.optimize.plots import plot_convergence
 
         return plot_convergence(self, ax=ax, minimum=minimum)
@@ -281,9 +327,9 @@ class AcquisitionStep:
         The incumbent (assignment eq. 2.17), on the normalised scale.
     x_next : ndarray of shape (d,)
         The chosen point, in the unit cube.
-    greedy : bool
+    greedy : bool, default=False
         Whether the step maximised the posterior mean (see ``exploit_every``).
-    n_fantasies : int
+    n_fantasies : int, default=0
         Pending points (asked, not yet told) that the step conditioned on with fantasy
         values: 0 in a sequential run.
     """
@@ -368,6 +414,8 @@ class BayesianOptimizer:
         ``n_restarts`` log-uniform random starts within the bounds). ``False`` fits once,
         on the initial design, and keeps those hyperparameters (assignment Q2.8).
     normalize_y : bool, default=True
+        Standardise the observed values for the surrogate, so that ``xi`` and the noise
+        are on that scale.
     maximize : bool, default=False
         Maximise instead of minimise.
     n_restarts : int, default=2
@@ -554,6 +602,7 @@ class BayesianOptimizer:
     # ------------------------------------------------------------------ geometry
     @property
     def n_dims(self) -> int:
+        """The dimension ``d`` of the box."""
         return int(self.bounds_.shape[0])
 
     def _to_unit(self, x: np.ndarray) -> np.ndarray:
@@ -824,6 +873,15 @@ class BayesianOptimizer:
         kept in the history and, for the surrogate, imputed with the worst value seen so
         that the search moves away from them.
 
+        Parameters
+        ----------
+        x : array-like of shape (d,) or (1, d)
+            The evaluated point, in the original domain, inside ``bounds_``.
+        y : float or None
+            Its value; ``None``, NaN or an infinity for a failed evaluation.
+        error : str or None, default=None
+            Why the evaluation failed (recorded in the result's ``errors``).
+
         Raises
         ------
         ValueError
@@ -963,7 +1021,14 @@ class BayesianOptimizer:
         return self.result()
 
     def result(self) -> OptimizationResult:
-        """The history so far as an :class:`OptimizationResult`."""
+        """The history so far as an :class:`OptimizationResult`.
+
+        Returns
+        -------
+        OptimizationResult
+            Every evaluation told so far; ``x_best`` and ``y_best`` are NaN before the
+            first success.
+        """
         y = np.asarray(self._y, dtype=float)
         X = np.asarray(self._X, dtype=float).reshape(-1, self.n_dims)
         ok = np.isfinite(y)
@@ -997,11 +1062,22 @@ class BayesianOptimizer:
     def step_surrogate(self, step: int) -> tuple[GaussianProcessRegressor, AcquisitionStep]:
         """The surrogate behind evaluation ``step`` and what that step saw and chose.
 
+        Parameters
+        ----------
+        step : int
+            An evaluation chosen by the acquisition (one of :attr:`acquisition_steps`).
+
         Returns
         -------
         gp : GaussianProcessRegressor
             Refitted on the step's data with its stored hyperparameters (not re-optimised).
         step : AcquisitionStep
+            What the step saw and chose.
+
+        Raises
+        ------
+        ValueError
+            ``step`` was not chosen by the acquisition.
         """
         if not self._steps:
             raise ValueError("no acquisition step yet: the initial design is still running")
@@ -1022,8 +1098,26 @@ class BayesianOptimizer:
 
         Objective (for test functions, or with ``show_objective=True``), surrogate mean
         with a ``± sigma`` band, the points evaluated so far, and the acquisition below
-        with the chosen next point marked. Returns the figure; see
-        :func:`kernelkit.optimize.plots.plot_step` for the keywords.
+        with the chosen next point marked.
+
+        Parameters
+        ----------
+        step : int or None, default=None
+            An evaluation chosen by the acquisition; ``None``: the last one.
+        **kw
+            Passed to :func:`kernelkit.optimize.plots.plot_step` (``show_objective``,
+            ``n_grid``, ``axes``).
+
+        Returns
+        -------
+        matplotlib Figure
+            The figure.
+
+        Raises
+        ------
+        ValueError
+            No acquisition step yet, a ``step`` not chosen by the acquisition, or a
+            problem that is not one-dimensional.
         """
         from kernelkit.optimize.plots import plot_step
 

@@ -58,6 +58,7 @@ class TestFunction:
 
     @property
     def dim(self) -> int:
+        """The number of coordinates ``d`` of a point."""
         return int(self.bounds.shape[0])
 
     def _f(self, X: np.ndarray) -> np.ndarray:
@@ -77,7 +78,18 @@ class TestFunction:
         return float(out[0]) if single else out
 
     def regret(self, y: Any) -> Any:
-        """Simple regret ``y - minimum`` (``>= 0`` for values of this function)."""
+        """Simple regret ``y - minimum`` (``>= 0`` for values of this function).
+
+        Parameters
+        ----------
+        y : float or array-like
+            Values of this function.
+
+        Returns
+        -------
+        ndarray of float64, the shape of ``y``
+            ``y - minimum`` (a 0-d array for a number).
+        """
         return np.asarray(y, dtype=float) - self.minimum
 
     def __repr__(self) -> str:
@@ -203,6 +215,11 @@ class Ackley(TestFunction):
 
     ``-20 exp(-0.2 sqrt(mean(x^2))) - exp(mean(cos(2 pi x))) + 20 + e``: nearly flat
     far out, with a regular lattice of local minima.
+
+    Parameters
+    ----------
+    dim : int, default=5
+        The dimension ``d >= 1``.
     """
 
     def __init__(self, dim: int = 5):
@@ -234,12 +251,36 @@ _REGISTRY: dict[str, Callable[[], TestFunction]] = {
 
 
 def function_names() -> list[str]:
-    """Names accepted by :func:`get_function`."""
+    """Names accepted by :func:`get_function`.
+
+    Returns
+    -------
+    list of str
+        The registered names, ``"forrester"`` to ``"ackley5"``.
+    """
     return list(_REGISTRY)
 
 
 def get_function(name: str) -> TestFunction:
-    """A test function by name (case-insensitive; ``_`` and ``-`` are interchangeable)."""
+    """A test function by name (case-insensitive; ``_`` and ``-`` are interchangeable).
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`function_names`.
+
+    Returns
+    -------
+    TestFunction
+        A new instance.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (the message lists the known ones).
+    TypeError
+        ``name`` is not a string.
+    """
     if not isinstance(name, str):
         raise TypeError(f"function name must be a string, got {type(name).__name__}")
     key = name.lower().replace("_", "-")

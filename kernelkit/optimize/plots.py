@@ -41,13 +41,22 @@ def plot_step(
     step : int
         Index of an evaluation chosen by the acquisition (see ``opt.acquisition_steps``).
     show_objective : bool, optional
+        Draw the objective on the grid; default: only for a
+        :class:`~kernelkit.optimize.functions.TestFunction`.
     n_grid : int, default=400
+        Grid points over the interval.
     axes : pair of Axes, optional
         Draw into these (top, bottom) instead of a new figure.
 
     Returns
     -------
     matplotlib Figure
+        The figure drawn into (that of ``axes`` when given).
+
+    Raises
+    ------
+    ValueError
+        ``opt`` is not one-dimensional, or ``step`` was not chosen by the acquisition.
     """
     if opt.n_dims != 1:
         raise ValueError(
@@ -109,8 +118,22 @@ def plot_convergence(
 ) -> Any:
     """Best value so far (or simple regret, when ``minimum`` is known) per evaluation.
 
-    ``results`` is one :class:`~kernelkit.optimize.OptimizationResult` or a list of them.
-    Returns the figure.
+    Parameters
+    ----------
+    results : OptimizationResult or list of OptimizationResult
+        One run, or several drawn on the same axes.
+    ax : matplotlib Axes, optional
+        Draw into these axes instead of a new figure.
+    minimum : float, optional
+        The known optimum: plot the simple regret ``|best so far - minimum|`` on a log
+        scale instead of the best value.
+    labels : list of str, optional
+        A legend label per result.
+
+    Returns
+    -------
+    matplotlib Figure
+        The figure drawn into.
     """
     res_list = results if isinstance(results, (list, tuple)) else [results]
     if ax is None:
@@ -142,7 +165,21 @@ def plot_regret_bands(
 ) -> Any:
     """Median simple regret with the inter-quartile band, one curve per method.
 
-    ``curves`` maps a label to an array of shape ``(n_seeds, n_calls)``.
+    Parameters
+    ----------
+    curves : mapping of str to array-like of shape (n_seeds, n_calls)
+        Per method, the simple regret of each seed after each evaluation.
+    ax : matplotlib Axes, optional
+        Draw into these axes instead of a new figure.
+    title : str, default=""
+        The axes' title.
+    n_initial : int, optional
+        Size of the initial design, marked by a vertical line.
+
+    Returns
+    -------
+    matplotlib Figure
+        The figure drawn into.
     """
     if ax is None:
         fig, ax = new_figure()

@@ -41,7 +41,13 @@ class Schedule:
 
 
 class ConstantSchedule(Schedule):
-    """``xi_t = value`` for every step."""
+    """``xi_t = value`` for every step.
+
+    Parameters
+    ----------
+    value : float
+        The constant ``xi >= 0``.
+    """
 
     def __init__(self, value: float):
         self.value = check_nonnegative_number(value, "xi")
@@ -63,11 +69,11 @@ class ExponentialDecaySchedule(Schedule):
 
     Parameters
     ----------
-    start : float
+    start : float, default=1.0
         ``xi`` at the first acquisition step (``> 0``).
-    end : float
+    end : float, default=0.01
         ``xi`` from step ``n_steps - 1`` on (``0 <= end <= start``).
-    n_steps : int
+    n_steps : int, default=20
         Length of the decay (``>= 1``; ``1`` means ``end`` at once).
 
     Examples
@@ -102,7 +108,13 @@ class ExponentialDecaySchedule(Schedule):
 
 
 class CallableSchedule(Schedule):
-    """Wrap a user function ``xi(step) -> float``; its values are checked (finite, >= 0)."""
+    """Wrap a user function ``xi(step) -> float``; its values are checked (finite, >= 0).
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(step) -> float`` for ``step = 0, 1, 2, ...``.
+    """
 
     def __init__(self, fn: Callable[[int], float]):
         if not callable(fn):
@@ -117,7 +129,29 @@ class CallableSchedule(Schedule):
 
 
 def as_schedule(xi: Any) -> Schedule:
-    """A :class:`Schedule` from a number, a schedule or a callable ``xi(step)``."""
+    """A :class:`Schedule` from a number, a schedule or a callable ``xi(step)``.
+
+    Parameters
+    ----------
+    xi : float, Schedule or callable
+        A number ``>= 0`` (a :class:`ConstantSchedule`), a schedule (returned as is) or a
+        function ``xi(step) -> float`` (a :class:`CallableSchedule`).
+
+    Returns
+    -------
+    Schedule
+        The schedule of ``xi``.
+
+    Raises
+    ------
+    TypeError
+        ``xi`` is none of these (a bool included).
+
+    Examples
+    --------
+    >>> as_schedule(0.1)(5)
+    0.1
+    """
     if isinstance(xi, Schedule):
         return xi
     if isinstance(xi, numbers.Real) and not isinstance(xi, bool):

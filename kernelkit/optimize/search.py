@@ -48,6 +48,7 @@ def sobol_points(n: int, n_dims: int, random_state: Any = None) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n, n_dims)
+        The points, in ``[0, 1)^n_dims``.
 
     Examples
     --------
@@ -111,7 +112,8 @@ def maximize_acquisition(
         More candidates (clipped to the box), e.g. around the incumbent.
     max_iter : int, default=200
         Iteration limit of each L-BFGS-B run, at least 1.
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=None
+        Seeds the candidates.
 
     Returns
     -------

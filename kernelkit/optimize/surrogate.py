@@ -61,6 +61,18 @@ def default_kernel(n_dims: int, nu: float = 2.5) -> Kernel:
     the box to ten boxes: shorter ones cannot be resolved by a few dozen points, longer
     ones are indistinguishable from a linear trend); the signal variance, on the
     normalised scale, to ``[1e-2, 1e4]``.
+
+    Parameters
+    ----------
+    n_dims : int
+        The input dimension ``d`` (one lengthscale each).
+    nu : float, default=2.5
+        The Matérn smoothness.
+
+    Returns
+    -------
+    Matern
+        The kernel, with variance 1.
     """
     return Matern(
         lengthscale=np.full(n_dims, 0.5),
@@ -102,6 +114,7 @@ def posterior(
     gp : GaussianProcessRegressor
         A fitted regressor on vector inputs.
     X : array of shape (m, d)
+        The points, with the GP's number of features.
     return_gradient : bool, default=False
         Also return ``dmu/dx`` and ``dsigma/dx`` (shape ``(m, d)`` each), computed
         analytically from ``gp.kernel_.input_gradient``.

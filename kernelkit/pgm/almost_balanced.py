@@ -217,6 +217,7 @@ def almost_balanced_map(model: DiscreteModel) -> AlmostBalancedMAP:
     Returns
     -------
     AlmostBalancedMAP
+        The MAP assignment and score, the clamped vertex and both clamped optima.
 
     Raises
     ------
@@ -350,6 +351,7 @@ def random_almost_balanced_model(
     vertex : int, optional
         The index of ``s``; default uniform at random.
     random_state : None, int or RandomState
+        Seed of the graph, the signs, the colouring and the potentials.
 
     Returns
     -------

@@ -55,6 +55,11 @@ def _check_pairwise(model: Any) -> DiscreteModel:
 def edge_weights(model: DiscreteModel) -> tuple[np.ndarray, np.ndarray]:
     """The signed weight of every edge of a binary pairwise model.
 
+    Parameters
+    ----------
+    model : DiscreteModel
+        Binary, pairwise (factor arities <= 2).
+
     Returns
     -------
     edges : ndarray of int, shape (m, 2)
@@ -108,6 +113,16 @@ def edge_weights(model: DiscreteModel) -> tuple[np.ndarray, np.ndarray]:
 def attractive_edges(model: DiscreteModel) -> list[tuple[int, int]]:
     """The edges ``(i, j)``, ``i < j``, with an attractive potential (eq. 1.13).
 
+    Parameters
+    ----------
+    model : DiscreteModel
+        Binary, pairwise (factor arities <= 2).
+
+    Returns
+    -------
+    list of (int, int)
+        The pairs with ``w_ij > 0`` (see :func:`edge_weights`), sorted.
+
     Examples
     --------
     >>> import networkx as nx
@@ -121,6 +136,16 @@ def attractive_edges(model: DiscreteModel) -> list[tuple[int, int]]:
 
 def repulsive_edges(model: DiscreteModel) -> list[tuple[int, int]]:
     """The edges ``(i, j)``, ``i < j``, with a repulsive potential (eq. 1.14).
+
+    Parameters
+    ----------
+    model : DiscreteModel
+        Binary, pairwise (factor arities <= 2).
+
+    Returns
+    -------
+    list of (int, int)
+        The pairs with ``w_ij < 0`` (see :func:`edge_weights`), sorted.
 
     Examples
     --------
@@ -176,6 +201,17 @@ def _parity(
 def is_balanced(model: DiscreteModel) -> bool:
     """Whether a binary pairwise model has no frustrated cycle (Def. 1.12).
 
+    Parameters
+    ----------
+    model : DiscreteModel
+        Binary, pairwise (factor arities <= 2).
+
+    Returns
+    -------
+    bool
+        ``True`` when every cycle has an even number of repulsive edges (edges of weight
+        0 ignored).
+
     Examples
     --------
     >>> import networkx as nx
@@ -190,6 +226,11 @@ def is_balanced(model: DiscreteModel) -> bool:
 
 def frustrated_cycle(model: DiscreteModel) -> list[int] | None:
     """One frustrated cycle (an odd number of repulsive edges), or None when balanced.
+
+    Parameters
+    ----------
+    model : DiscreteModel
+        Binary, pairwise (factor arities <= 2).
 
     Returns
     -------
@@ -228,6 +269,11 @@ def _cycle(n: int, edges: np.ndarray, rep: np.ndarray, removed: int | None) -> l
 def balancing_flip(model: DiscreteModel) -> list[int]:
     """The variables whose flip (Def. 1.16) makes every edge attractive.
 
+    Parameters
+    ----------
+    model : DiscreteModel
+        Binary, pairwise (factor arities <= 2), balanced.
+
     Returns
     -------
     list of int
@@ -261,10 +307,16 @@ def almost_balanced_vertex(model: DiscreteModel) -> int | None:
     Only the vertices of one frustrated cycle can work (every frustrated cycle must pass
     through ``s``), so at most that cycle's length of balance checks are made.
 
+    Parameters
+    ----------
+    model : DiscreteModel
+        Binary, pairwise (factor arities <= 2).
+
     Returns
     -------
     int or None
-        For a balanced model, 0 (any vertex works; None when the model has no variable).
+        The index of ``s``, or None when no vertex works. For a balanced model, 0 (any
+        vertex works; None when the model has no variable).
 
     Examples
     --------

@@ -337,11 +337,13 @@ def loopy_bp(
     Parameters
     ----------
     model : DiscreteModel
+        The model; ``-inf`` entries (hard constraints) are allowed.
     mode : {"sum", "max"}, default="sum"
         Sum-product (marginals, Bethe ``log Z``) or max-product (max-marginals, MAP).
     schedule : {"parallel", "sequential"}, default="parallel"
         The message-update schedule (above).
     damping : float in [0, 1), default=0.0
+        The weight ``d`` of the old factor-to-variable message (above).
     max_iter : int >= 0, default=1000
         Iterations: rounds of all messages (``"parallel"``) or sweeps over all colour
         classes (``"sequential"``).
@@ -529,6 +531,7 @@ def double_loop(
     Parameters
     ----------
     model : DiscreteModel
+        The model.
     max_iter : int >= 0, default=10000
         Outer iterations.
     tol : float >= 0, default=1e-9
@@ -591,7 +594,11 @@ def double_loop_batch(
     ----------
     models : sequence of DiscreteModel
         At least one; one factor graph.
-    max_iter, tol, max_inner_iter
+    max_iter : int >= 0, default=10000
+        As :func:`double_loop`.
+    tol : float >= 0, default=1e-9
+        As :func:`double_loop`.
+    max_inner_iter : int >= 1, default=5
         As :func:`double_loop`.
 
     Returns

@@ -173,6 +173,7 @@ def elimination_order(model: DiscreteModel) -> EliminationOrder:
     Parameters
     ----------
     model : DiscreteModel
+        The model (only its cardinalities and factor scopes are used).
 
     Returns
     -------
@@ -796,6 +797,7 @@ def exact_log_partition(model: DiscreteModel) -> float:
     Parameters
     ----------
     model : DiscreteModel
+        The model; ``-inf`` entries (hard constraints) are allowed.
 
     Returns
     -------
@@ -840,6 +842,7 @@ def exact_marginals(model: DiscreteModel) -> Marginals:
     Parameters
     ----------
     model : DiscreteModel
+        The model; ``-inf`` entries (hard constraints) are allowed.
 
     Returns
     -------
@@ -900,6 +903,7 @@ def exact_map(model: DiscreteModel) -> MAPResult:
     Parameters
     ----------
     model : DiscreteModel
+        The model; ``-inf`` entries (hard constraints) are allowed.
 
     Returns
     -------
@@ -953,6 +957,7 @@ def brute_force_log_partition(model: DiscreteModel) -> float:
     Returns
     -------
     float
+        ``log Z``; ``-inf`` when every assignment is forbidden by ``-inf`` entries.
 
     Examples
     --------
@@ -976,6 +981,7 @@ def brute_force_marginals(model: DiscreteModel) -> Marginals:
     Returns
     -------
     Marginals
+        ``marginals`` (one array per variable, summing to 1) and ``log_partition``.
 
     Raises
     ------
@@ -1013,6 +1019,7 @@ def brute_force_map(model: DiscreteModel) -> MAPResult:
     Returns
     -------
     MAPResult
+        ``assignment`` (the first maximiser in lexicographic order) and ``score``.
 
     Raises
     ------

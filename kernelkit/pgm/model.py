@@ -78,8 +78,8 @@ class FactorGroup:
         Positions of these factors in ``model.factors``.
     scopes : ndarray of int, shape (n, arity)
         Their scopes, one row per factor.
-    tables : ndarray of float64, shape (n, *shape)
-        Their tables, stacked.
+    tables : ndarray of float64, shape (n, ...)
+        Their tables, stacked: ``tables[k]`` has the group's common table shape.
     """
 
     index: np.ndarray
@@ -263,7 +263,23 @@ class DiscreteModel:
         return bool(np.all(self.cardinalities == 2))
 
     def index(self, name: Hashable) -> int:
-        """The index of the variable called ``name``."""
+        """The index of the variable called ``name``.
+
+        Parameters
+        ----------
+        name : hashable
+            A variable name, as in ``variables``.
+
+        Returns
+        -------
+        int
+            Its index, in ``0 .. n_variables - 1``.
+
+        Raises
+        ------
+        KeyError
+            If no variable has that name.
+        """
         i = self._position.get(name)
         if i is None:
             raise KeyError(f"no variable named {name!r}")
@@ -271,7 +287,13 @@ class DiscreteModel:
 
     def groups(self) -> list[FactorGroup]:
         """The factors grouped by arity and table shape, each group stacked into arrays
-        (computed once), in order of first appearance."""
+        (computed once), in order of first appearance.
+
+        Returns
+        -------
+        list of FactorGroup
+            One group per distinct table shape (the list is cached: do not modify it).
+        """
         if self._groups is None:
             by_key: dict[tuple[int, ...], list[int]] = {}
             for k, f in enumerate(self.factors):

@@ -88,6 +88,7 @@ class BasisExpansion:
     constant : float
         The coefficient of the empty set.
     n_variables : int
+        The number of (binary) variables.
     """
 
     basis: str
@@ -97,6 +98,16 @@ class BasisExpansion:
 
     def score(self, x: Any) -> Any:
         """The score of one assignment or of a batch (as :meth:`DiscreteModel.score`).
+
+        Parameters
+        ----------
+        x : array-like of int, shape (n_variables,) or (n, n_variables)
+            Values 0 or 1 of every variable.
+
+        Returns
+        -------
+        float or ndarray of shape (n,)
+            The score of each assignment.
 
         Examples
         --------
@@ -109,7 +120,13 @@ class BasisExpansion:
 
     def to_model(self) -> DiscreteModel:
         """The model with one factor per subset (:func:`from_even_basis` or
-        :func:`from_moment_basis`)."""
+        :func:`from_moment_basis`).
+
+        Returns
+        -------
+        DiscreteModel
+            A binary model on ``n_variables`` variables with this score.
+        """
         build = from_even_basis if self.basis == "even" else from_moment_basis
         return build(self.coefficients, self.n_variables, constant=self.constant)
 
@@ -377,7 +394,20 @@ def from_moment_basis(
     """A binary model from moment-basis coefficients: one factor ``b_U prod_{i in U} x_i``
     per subset ``U``.
 
-    Parameters are those of :func:`from_even_basis`.
+    Parameters
+    ----------
+    coefficients : mapping subset -> float
+        Non-empty subsets (tuples of distinct variable indices, any order; an int for a
+        single variable) to their coefficient ``b_U``.
+    n_variables : int, optional
+        Default: one more than the largest index used.
+    constant : float, default=0.0
+        Added to every entry of the first factor, as in :func:`from_even_basis`.
+
+    Returns
+    -------
+    DiscreteModel
+        Factors in order of subset size, then lexicographically, scopes sorted.
 
     Examples
     --------
@@ -414,6 +444,7 @@ def random_model(
     scales : mapping int -> float
         ``W_max`` per arity, each ``>= 0``; :data:`THESIS_SCALES` are the thesis's defaults.
     random_state : None, int or RandomState
+        Seed of the coefficients.
     n_variables : int, optional
         Default: one more than the largest index used.
 
@@ -469,8 +500,20 @@ def random_model(
 
 
 def complete_hypergraph_scopes(n: int, max_arity: int = 4) -> list[tuple[int, ...]]:
-    """Every subset of ``{0 .. n-1}`` of size ``1 .. max_arity`` (the thesis's ``K_8``
+    """Every subset of ``{0, …, n-1}`` of size ``1`` to ``max_arity`` (the thesis's ``K_8``
     experiments use ``n = 8``, ``max_arity = 4``), by size then lexicographically.
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices, ``>= 0``.
+    max_arity : int, default=4
+        Largest subset size, ``>= 1``.
+
+    Returns
+    -------
+    list of tuple of int
+        The subsets, each sorted.
 
     Examples
     --------
@@ -492,6 +535,11 @@ def toroidal_grid_scopes(L: int) -> list[tuple[int, ...]]:
     subgraph of size 3 (a corner and two perpendicular neighbours: four per vertex); one
     4-set per 4-cycle (unit square, one per vertex as its top-left corner). Each scope is
     sorted. ``L >= 3`` so that the scopes are distinct.
+
+    Parameters
+    ----------
+    L : int
+        Side of the grid, ``>= 3``.
 
     Returns
     -------

@@ -91,7 +91,7 @@ _INTEGRAL_TOL = 1e-7
 class LPSolverError(RuntimeError):
     """HiGHS did not return an optimum (infeasible, unbounded, iteration limit, ...).
 
-    Attributes
+    Parameters
     ----------
     status : int
         ``scipy.optimize.linprog``'s status code (1 iteration limit, 2 infeasible,
@@ -206,6 +206,7 @@ def lp_relaxation(
     Returns
     -------
     LPRelaxationResult
+        The optimal value, the pseudomarginals and, when integral, the MAP assignment.
 
     Raises
     ------

@@ -69,6 +69,7 @@ def gibbs_sample(
     Parameters
     ----------
     model : DiscreteModel
+        The model; ``-inf`` entries (hard constraints) are allowed.
     n_samples : int >= 1
         The number of samples recorded.
     burn_in : int >= 0, default=100

@@ -117,6 +117,19 @@ class SignedGraph:
         """A signed graph from a graph and signs (array in ``graph.edges`` order, a mapping
         edge -> sign, or one sign for every edge).
 
+        Parameters
+        ----------
+        graph : networkx.Graph
+            Undirected, simple, no self-loops.
+        signs : array-like of shape (n_edges,), dict or int
+            ``+1`` / ``-1`` per edge in ``graph.edges`` order, a mapping ``(u, v) -> sign``
+            (edges left out are 0, hence rejected), or one sign for every edge.
+
+        Returns
+        -------
+        SignedGraph
+            With ``signs`` as a read-only ``int64`` array.
+
         Raises
         ------
         TypeError
@@ -159,17 +172,40 @@ class SignedGraph:
 
     @property
     def n_vertices(self) -> int:
+        """The number of vertices of ``graph``."""
         return int(self.graph.number_of_nodes())
 
     def edge_index(self) -> np.ndarray:
-        """The edges as pairs of vertex indices (``graph.nodes`` order), shape (m, 2)."""
+        """The edges as pairs of vertex indices (``graph.nodes`` order), shape (m, 2).
+
+        Returns
+        -------
+        ndarray of int64, shape (n_edges, 2)
+            Row ``k`` holds the indices of the ends of edge ``k`` (``graph.edges`` order).
+        """
         pos = {v: i for i, v in enumerate(self.graph.nodes)}
         return np.array([(pos[u], pos[v]) for u, v in self.graph.edges], dtype=np.int64).reshape(
             -1, 2
         )
 
     def resign(self, vertices: Any) -> SignedGraph:
-        """Flip the sign of every edge with exactly one end in ``vertices`` (§4.2.3)."""
+        """Flip the sign of every edge with exactly one end in ``vertices`` (§4.2.3).
+
+        Parameters
+        ----------
+        vertices : iterable
+            The set ``S``: nodes of ``graph``.
+
+        Returns
+        -------
+        SignedGraph
+            A new signed graph on the same graph.
+
+        Raises
+        ------
+        ValueError
+            If an element of ``vertices`` is not a node of ``graph``.
+        """
         S = set(vertices)
         unknown = S - set(self.graph.nodes)
         if unknown:
@@ -184,6 +220,11 @@ class SignedGraph:
         order) fixes the co-tree edges; two signings are equivalent under resigning iff
         their class vectors are equal (every cycle's parity is the product of the co-tree
         edges it uses).
+
+        Returns
+        -------
+        ndarray of int, shape (n_cotree_edges,)
+            ``+1`` / ``-1`` per co-tree edge, in ``graph.edges`` order.
         """
         pot = _vertex_potentials(self.graph, self.signs)
         E = self.edge_index()
@@ -200,13 +241,35 @@ class SignedGraph:
 
         ``score(x) = sum_i phi_i x_i + sum_ij phi_ij x_i x_j`` (:func:`~kernelkit.pgm.ising`
         with ``spins="01"``); the signs are not checked here.
+
+        Parameters
+        ----------
+        potential : array-like, shape (n_vertices + n_edges,)
+            The minimal potential ``phi``, finite: unaries in ``graph.nodes`` order, then
+            edges in ``graph.edges`` order.
+
+        Returns
+        -------
+        DiscreteModel
+            A binary pairwise model on the vertices of ``graph``.
         """
         phi = _check_potential(self, potential)
         n = self.n_vertices
         return ising(self.graph, fields=phi[:n], couplings=phi[n:], spins="01")
 
     def respects(self, potential: Any) -> bool:
-        """Whether ``phi``'s edge coefficients have the signs (zero allowed: the closure)."""
+        """Whether ``phi``'s edge coefficients have the signs (zero allowed: the closure).
+
+        Parameters
+        ----------
+        potential : array-like, shape (n_vertices + n_edges,)
+            The minimal potential ``phi``, as in :meth:`model`.
+
+        Returns
+        -------
+        bool
+            ``True`` when ``signs * phi_ij >= 0`` on every edge.
+        """
         phi = _check_potential(self, potential)
         return bool(np.all(self.signs * phi[self.n_vertices :] >= 0))
 
@@ -249,6 +312,16 @@ def _vertex_potentials(G: Any, signs: np.ndarray) -> np.ndarray:
 def odd_complete_graph(n: int) -> SignedGraph:
     """The odd-``K_n``: every edge of ``K_n`` odd (repulsive), Figs. 4.6-4.8.
 
+    Parameters
+    ----------
+    n : int
+        Number of vertices, ``>= 1``.
+
+    Returns
+    -------
+    SignedGraph
+        ``K_n`` with every sign ``-1``.
+
     Examples
     --------
     >>> sg = odd_complete_graph(4)
@@ -260,22 +333,46 @@ def odd_complete_graph(n: int) -> SignedGraph:
 
 
 def octahedron_graph() -> Any:
-    """The octahedral graph ``O_6`` (``K_{2,2,2}``; automorphism group of order 48)."""
+    """The octahedral graph ``O_6`` (``K_{2,2,2}``; automorphism group of order 48).
+
+    Returns
+    -------
+    networkx.Graph
+        6 vertices, 12 edges.
+    """
     return nx.octahedral_graph()
 
 
 def wagner_graph() -> Any:
-    """The Wagner graph ``M_8``: the 8-cycle with its four long diagonals (Möbius ladder)."""
+    """The Wagner graph ``M_8``: the 8-cycle with its four long diagonals (Möbius ladder).
+
+    Returns
+    -------
+    networkx.Graph
+        8 vertices, 12 edges.
+    """
     return nx.circulant_graph(8, [1, 4])
 
 
 def pentagonal_prism_graph() -> Any:
-    """The pentagonal prism ``Y_5``: two 5-cycles joined by a perfect matching."""
+    """The pentagonal prism ``Y_5``: two 5-cycles joined by a perfect matching.
+
+    Returns
+    -------
+    networkx.Graph
+        10 vertices, 15 edges.
+    """
     return nx.circular_ladder_graph(5)
 
 
 def forbidden_minor_graphs() -> dict[str, Any]:
     """``T_4``, the minimal forbidden minors for treewidth ``<= 3`` (Fig. 4.4).
+
+    Returns
+    -------
+    dict of str to networkx.Graph
+        ``K5``, ``O6`` (:func:`octahedron_graph`), ``M8`` (:func:`wagner_graph`) and ``Y5``
+        (:func:`pentagonal_prism_graph`).
 
     Examples
     --------
@@ -352,6 +449,7 @@ def signing_orbits(G: Any) -> SigningOrbits:
     Returns
     -------
     SigningOrbits
+        One representative signing per orbit, the orbit sizes and ``|Aut(G)|``.
 
     Examples
     --------
@@ -500,9 +598,11 @@ class GapSearchResult:
     lp_value, map_score : float
         Its ``L_r`` value and exact MAP score (recomputed).
     r : int
+        The Sherali-Adams level.
     n_lps : int
         The number of LPs solved.
     n_restarts : int
+        The number of random starts.
     """
 
     gap: float
@@ -571,18 +671,21 @@ def find_gap(
     Parameters
     ----------
     sg : SignedGraph
+        The signing; at most 16 vertices (the MAP score is found by enumeration).
     r : int
         ``2 <= r <= n_vertices``.
     n_restarts : int, default=10
-        Random starting potentials (unaries uniform on ``[-1, 1]``, edges uniform with
-        the signing's sign).
+        Random starting potentials (edges with the signing's signs and magnitudes
+        uniform on ``[0.5, 1]``, unaries of random sign and scale).
     max_iter : int, default=20
         Alternations per restart.
     random_state : int, RandomState or None
+        Seed of the starting potentials.
 
     Returns
     -------
     GapSearchResult
+        The potential with the largest gap found, with its LP value and MAP score.
 
     Examples
     --------
@@ -740,6 +843,7 @@ class TightnessCertificate:
         A potential (for the original signing, i.e. mapped back through the flip) with
         gap ``max_gap``, when ``max_gap > GAP_TOL``.
     r : int
+        The Sherali-Adams level.
     n_cones : int
         The cones ``C_0(Sigma^(S))`` examined (resignings up to automorphisms).
     n_rays : int
@@ -815,6 +919,7 @@ def certify_tightness(
     Returns
     -------
     TightnessCertificate
+        Whether ``L_r`` is tight (or undecided), with the worst gap and its potential.
 
     Examples
     --------

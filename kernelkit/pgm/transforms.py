@@ -90,6 +90,7 @@ def clamp(model: DiscreteModel, variable: Any, value: int) -> DiscreteModel:
     Parameters
     ----------
     model : DiscreteModel
+        The model to clamp.
     variable : hashable
         A name from ``model.variables`` (an index for unnamed models).
     value : int
@@ -225,7 +226,18 @@ class Rerooting:
 
     def to_original_log_partition(self, log_z: float) -> float:
         """``log Z`` of ``M`` from that of ``model``: ``Z+ = 2 Z`` (Prop. 2.5), ``Z_i = Z``
-        (Prop. 2.7)."""
+        (Prop. 2.7).
+
+        Parameters
+        ----------
+        log_z : float
+            ``log Z`` of ``model`` (exact or approximate).
+
+        Returns
+        -------
+        float
+            ``log_z - log 2`` for an uprooting, else ``log_z``.
+        """
         return float(log_z) - (math.log(2.0) if self.kind == "uprooted" else 0.0)
 
     def _assignments(self, x: Any, n: int, name: str) -> tuple[np.ndarray, bool]:
@@ -248,10 +260,12 @@ class Rerooting:
         Parameters
         ----------
         x : array-like of int, shape (model.n_variables,) or (m, model.n_variables)
+            One or ``m`` 0/1 assignments of ``model``.
 
         Returns
         -------
         ndarray of int, shape (n,) or (m, n)
+            The assignments of ``M`` (``n = original.n_variables``).
         """
         X, single = self._assignments(x, self.model.n_variables, "x")
         if self.root is None:
@@ -272,10 +286,12 @@ class Rerooting:
         Parameters
         ----------
         x : array-like of int, shape (n,) or (m, n)
+            One or ``m`` 0/1 assignments of ``M`` (``n = original.n_variables``).
 
         Returns
         -------
         ndarray of int, shape (model.n_variables,) or (m, model.n_variables)
+            The assignments of ``model``.
         """
         X, single = self._assignments(x, self.original.n_variables, "x")
         if self.root is None:
@@ -386,6 +402,8 @@ class Rerooting:
         Returns
         -------
         ndarray, shape (n, 2)
+            ``p(x_v = b)`` in ``M``, as in :meth:`to_original_marginals` (for ``kind ==
+            "original"``, the ``marginals`` stacked as they are).
 
         Raises
         ------

@@ -123,6 +123,7 @@ def read_uai(source: str | os.PathLike[str] | IO[str]) -> DiscreteModel:
     Parameters
     ----------
     source : path or text file object
+        The file to read (a path, or an open text file read to its end).
 
     Returns
     -------
@@ -200,7 +201,9 @@ def write_uai(model: DiscreteModel, target: str | os.PathLike[str] | IO[str]) ->
     Parameters
     ----------
     model : DiscreteModel
+        The model to write.
     target : path or text file object
+        Where to write (a path, overwritten, or an open text file).
     """
     _check_model(model)
     buf = io.StringIO()

@@ -104,6 +104,7 @@ def mean_field(
     Parameters
     ----------
     model : DiscreteModel
+        The model; ``-inf`` entries (hard constraints) are allowed.
     max_iter : int >= 0, default=1000
         Sweeps of coordinate ascent.
     tol : float >= 0, default=1e-8

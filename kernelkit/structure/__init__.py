@@ -1,16 +1,17 @@
 """Structure learning: Gaussian graphical models (graphical lasso, neighbourhood selection), Ising.
 
-==========  ==============================================================================
-``gaussian``  ``graphical_lasso`` (scikit-learn's ``GraphicalLasso`` / ``GraphicalLassoCV``
-            with ``alpha="cv"``, plus the graph), ``neighbourhood_selection`` (parallel
-            lasso, AND / OR rules), ``GraphicalLassoResult``,
-            ``NeighbourhoodSelectionResult``, ``EDGE_TOL``
-``ising``   ``ising_neighbourhood_selection`` (L1 logistic regression per node, data
-            from ``kernelkit.pgm.sampling.gibbs_sample``), ``IsingSelectionResult``
-``sampling``  ``sample_gaussian_graphical`` (Cholesky of the precision),
-            ``random_gaussian_graphical_model`` (random d-regular graph, diagonally
-            dominant precision), ``GaussianGraphicalModel``
-==========  ==============================================================================
+``gaussian``
+    ``graphical_lasso`` (scikit-learn's ``GraphicalLasso`` / ``GraphicalLassoCV``
+    with ``alpha="cv"``, plus the graph), ``neighbourhood_selection`` (parallel
+    lasso, AND / OR rules), ``GraphicalLassoResult``,
+    ``NeighbourhoodSelectionResult``, ``EDGE_TOL``
+``ising``
+    ``ising_neighbourhood_selection`` (L1 logistic regression per node, data
+    from ``kernelkit.pgm.sampling.gibbs_sample``), ``IsingSelectionResult``
+``sampling``
+    ``sample_gaussian_graphical`` (Cholesky of the precision),
+    ``random_gaussian_graphical_model`` (random d-regular graph, diagonally
+    dominant precision), ``GaussianGraphicalModel``
 
 The names below are imported on first use (PEP 562).
 """

@@ -114,7 +114,9 @@ class NeighbourhoodSelectionResult:
         ``B``: row ``j`` holds the lasso coefficients of ``X_j`` on the other columns
         (``B_jj = 0``). For Gaussian data ``B_jk`` estimates ``-Omega_jk / Omega_jj``.
     intercepts : ndarray of shape (p,)
+        ``b_0`` of each regression, on the original (uncentred) scale.
     alpha : float
+        The L1 penalty used.
     rule : {"and", "or"}
     n_iter : ndarray of int, shape (p,)
         Coordinate-descent sweeps of each regression.
@@ -172,6 +174,7 @@ def graphical_lasso(
     tol : float > 0, default=1e-4
         Stop when the duality gap is below this.
     max_iter : int >= 1, default=100
+        The most iterations (scikit-learn's ``max_iter``).
     assume_centered : bool, default=False
         Whether ``X`` has mean zero (no centring).
     n_jobs : int, optional
@@ -194,7 +197,7 @@ def graphical_lasso(
 
     See Also
     --------
-    neighbourhood_selection : the parallel lasso.
+    neighbourhood_selection : The parallel lasso.
 
     Examples
     --------
@@ -291,7 +294,7 @@ def neighbourhood_selection(
         differently: standardise them first if that is not wanted.
     rule : {"and", "or"}, default="and"
     tol : float > 0, default=1e-4
-        scikit-learn's duality-gap tolerance.
+        The duality-gap tolerance of scikit-learn's coordinate descent.
     max_iter : int >= 1, default=1000
         Coordinate-descent sweeps per regression.
     n_jobs : int, optional

@@ -69,6 +69,7 @@ class IsingSelectionResult:
         The nodes that never vary in ``Z``: no regression is fitted for them, they are
         left out of the others' regressions, and they get no edges.
     C : float
+        The inverse penalty used.
     rule : {"and", "or"}
     spins : {"01", "pm1"}
     n_iter : ndarray of int, shape (p,)
@@ -131,7 +132,9 @@ def ising_neighbourhood_selection(
         scikit-learn's solvers with an L1 penalty. liblinear penalises the intercept
         too (scikit-learn's ``intercept_scaling=1``); saga does not, and is slower.
     tol : float > 0, default=1e-4
+        The stopping tolerance of scikit-learn's solver.
     max_iter : int >= 1, default=1000
+        The most solver iterations per regression.
     random_state : None, int, RandomState or Generator
         Seeds the solvers' coordinate orders (one seed per node, drawn up front, so the
         result does not depend on ``n_jobs``); the same value gives the same numbers.

@@ -53,7 +53,9 @@ class GaussianGraphicalModel:
     precision : ndarray of shape (n_vertices, n_vertices)
         Unit diagonal, ``+-edge_weight`` on the edges, 0 elsewhere.
     degree : int
+        The degree ``d`` of every vertex.
     edge_weight : float
+        The magnitude ``w`` of the precision on an edge.
     """
 
     graph: Any
@@ -72,12 +74,14 @@ def sample_gaussian_graphical(
     precision : array-like of shape (p, p)
         Symmetric (to a relative ``1e-10``) and positive definite.
     n_samples : int >= 1
+        The number of samples drawn.
     random_state : None, int, RandomState or Generator
         The same value gives the same samples.
 
     Returns
     -------
     ndarray of shape (n_samples, p)
+        One sample per row.
 
     Raises
     ------
@@ -142,6 +146,7 @@ def random_gaussian_graphical_model(
         The signs of the edge entries: independent fair coins, all ``+w`` or all ``-w``
         (a negative precision entry is a positive partial correlation).
     random_state : None, int, RandomState or Generator
+        Seed of the graph and of the signs.
 
     Returns
     -------

@@ -41,12 +41,14 @@ def mse_angular_iid(theta: Any, n_components: int) -> Any:
     Parameters
     ----------
     theta : float or array-like, in ``[0, pi]``
+        Angles between ``x`` and ``y``.
     n_components : int
         Number of sign features (rows of ``G``), ``>= 1``.
 
     Returns
     -------
     float or ndarray (the shape of ``theta``)
+        The MSE at each angle.
 
     Examples
     --------
@@ -81,6 +83,7 @@ def mse_angular_orthogonal(theta: Any, n_components: int, d: int) -> Any:
     Parameters
     ----------
     theta : float or array-like, in ``[0, pi]``
+        Angles between ``x`` and ``y``.
     n_components : int
         Number of sign features, ``>= 1``.
     d : int
@@ -88,7 +91,8 @@ def mse_angular_orthogonal(theta: Any, n_components: int, d: int) -> Any:
 
     Returns
     -------
-    float or ndarray
+    float or ndarray (the shape of ``theta``)
+        The MSE at each angle.
 
     Examples
     --------

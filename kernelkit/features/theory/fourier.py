@@ -103,7 +103,8 @@ def charm(kernel: Any, z: Any) -> Any:
 
     Returns
     -------
-    float or ndarray
+    float or ndarray (the shape of ``z``)
+        ``Psi_K`` at each distance.
 
     Examples
     --------
@@ -168,11 +169,13 @@ def mse_rff_iid(kernel: Any, z: Any, n_frequencies: int, *, features: str = "cos
     n_frequencies : int
         Number of random frequencies, ``>= 1`` (the feature map's ``n_components`` is
         twice that for ``"cos_sin"``, equal for ``"cos_bias"``).
-    features : {"cos_sin", "cos_bias"}
+    features : {"cos_sin", "cos_bias"}, default="cos_sin"
+        The feature map (see above).
 
     Returns
     -------
-    float or ndarray
+    float or ndarray (the shape of ``z``)
+        The MSE at each distance.
 
     Examples
     --------
@@ -198,14 +201,21 @@ def mse_rff_orthogonal(
 
     Parameters
     ----------
-    kernel, z, n_frequencies, features
-        As in :func:`mse_rff_iid`.
+    kernel : Kernel or str
+        As in :func:`fourier_norm_density`.
+    z : float or array-like
+        Distances ``|x - y| >= 0``.
+    n_frequencies : int
+        Number of random frequencies, ``>= 1``.
     d : int
         Input dimension (the orthogonal block size), ``>= 1`` (``<= 3`` for sinc).
+    features : {"cos_sin", "cos_bias"}, default="cos_sin"
+        The feature map, as in :func:`mse_rff_iid`.
 
     Returns
     -------
-    float or ndarray
+    float or ndarray (the shape of ``z``)
+        The MSE at each distance.
 
     Examples
     --------
@@ -246,14 +256,19 @@ def mse_difference_orf_iid(kernel: Any, z: Any, n_frequencies: int, d: int) -> A
 
     Parameters
     ----------
-    kernel, z, n_frequencies
-        As in :func:`mse_rff_iid`.
+    kernel : Kernel or str
+        As in :func:`fourier_norm_density`.
+    z : float or array-like
+        Distances ``|x - y| >= 0``.
+    n_frequencies : int
+        Number of random frequencies, ``>= 1``.
     d : int
         Input dimension, ``>= 1`` (``<= 3`` for sinc).
 
     Returns
     -------
-    float or ndarray
+    float or ndarray (the shape of ``z``)
+        ``MSE_ort - MSE_iid`` at each distance.
 
     Examples
     --------
@@ -276,12 +291,19 @@ def mse_difference_orf_iid_asymptotic(kernel: Any, z: Any, n_frequencies: int, d
 
     Parameters
     ----------
-    kernel, z, n_frequencies, d
-        As in :func:`mse_difference_orf_iid`.
+    kernel : Kernel or str
+        As in :func:`fourier_norm_density`.
+    z : float or array-like
+        Distances ``|x - y| >= 0``.
+    n_frequencies : int
+        Number of random frequencies, ``>= 1``.
+    d : int
+        Input dimension, ``>= 1`` (``<= 3`` for sinc).
 
     Returns
     -------
-    float or ndarray
+    float or ndarray (the shape of ``z``)
+        The approximation of ``MSE_ort - MSE_iid`` at each distance.
 
     Examples
     --------

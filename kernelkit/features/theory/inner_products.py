@@ -36,12 +36,14 @@ def mse_iid_inner(x: Any, y: Any, n_components: int) -> float:
     Parameters
     ----------
     x, y : array-like of shape (d,)
+        The two vectors.
     n_components : int
         Number of rows of ``G`` (the projection dimension), ``>= 1``; it may exceed ``d``.
 
     Returns
     -------
     float
+        The MSE.
 
     Examples
     --------
@@ -74,12 +76,14 @@ def mse_orthogonal_inner(x: Any, y: Any, n_components: int) -> float:
     Parameters
     ----------
     x, y : array-like of shape (d,)
+        The two vectors.
     n_components : int
         Number of rows, ``>= 1``.
 
     Returns
     -------
     float
+        The MSE.
 
     Examples
     --------
@@ -197,17 +201,21 @@ def mse_hadamard_inner(
     Parameters
     ----------
     x, y : array-like of shape (d,)
+        The two vectors.
     n_components : int
         Number of rows, ``>= 1``.
     n_blocks : int, default=3
         Number of ``S D`` factors (§7.6 uses 3), ``>= 1``; the ``n_blocks`` of
         :class:`~kernelkit.features.RandomProjection`.
     subsampling : {"without_replacement", "with_replacement", "first"}
+        How ``P`` picks its rows (see above); default ``"without_replacement"``.
     hybrid : bool, default=False
+        The S-Hybrid estimator (see above).
 
     Returns
     -------
     float
+        The MSE.
 
     Examples
     --------

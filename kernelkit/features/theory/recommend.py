@@ -105,10 +105,18 @@ def recommend_features(
     X : array-like of shape (n_samples, d), optional
         Data for the median distance.
     features : {"cos_sin", "cos_bias"}
+        The feature map, as in :func:`~kernelkit.features.theory.mse_rff_iid`; default
+        ``"cos_sin"``.
 
     Returns
     -------
     FeatureRecommendation
+        The numbers of frequencies, the feature widths, their MSEs and the saving.
+
+    Raises
+    ------
+    ValueError
+        If ``z`` is not a single distance.
 
     Examples
     --------
