@@ -114,3 +114,22 @@ def test_there_are_public_objects() -> None:
 def test_numpydoc(path: str) -> None:
     errors = numpydoc_errors(path, PUBLIC[path])
     assert not errors, f"{path}:\n  " + "\n  ".join(errors)
+
+
+#: Every module of kernelkit, private ones included (their objects are documented too).
+MODULES = sorted(
+    ["kernelkit"]
+    + [
+        m.name
+        for m in pkgutil.walk_packages(kernelkit.__path__, "kernelkit.")
+        if m.name != "kernelkit.__main__"  # runs the command line when imported
+    ]
+)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples_run(name: str, run_doctests: Any) -> None:
+    """Every Examples block of every module runs as a doctest (docstrings whose examples
+    import Dask are left out where it is not installed)."""
+    result = run_doctests(importlib.import_module(name))
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
