@@ -186,7 +186,7 @@ def _figure(summary: dict[str, Any], settings: dict[str, Any], out: Path) -> str
 @register(
     "structure-recovery",
     title="Exact graph recovery vs n / (d log p): graphical lasso, parallel lasso, Ising",
-    source="spec 001-notes: sample complexity (Ising d^3 log p, glasso d^2 log p, "
+    source="lecture notes: sample complexity (Ising d^3 log p, glasso d^2 log p, "
     "parallel lasso d log p)",
 )
 def run(quick: bool, out: Path, random_state: Any) -> dict:

@@ -6,7 +6,7 @@ variable once, a colour class of the interaction graph at a time: variables that
 factor are conditionally independent given the rest, so redrawing a class at once is the
 same as redrawing its variables one after another (a systematic-scan Gibbs sampler; on a
 grid, the checkerboard schedule). For binary pairwise models the conditional is the lecture
-notes' ``z_s = 1`` with probability ``sigma(beta_s + sum_t beta_st z_t)`` (spec 001-notes),
+notes' ``z_s = 1`` with probability ``sigma(beta_s + sum_t beta_st z_t)``,
 computed with a sparse coupling matrix.
 
 Examples

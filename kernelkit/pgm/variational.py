@@ -10,7 +10,7 @@ Variables that share no factor are updated together (a colour class of the inter
 graph), which is the same as updating them one after another, so every update increases
 ``L``. For a binary pairwise model (an Ising model in ``{0, 1}`` variables with fields
 ``beta_s`` and couplings ``beta_st``) the update is the lecture notes' ``mu_s <-
-sigma(beta_s + sum_t beta_st mu_t)`` (spec 001-notes), computed with a sparse coupling matrix.
+sigma(beta_s + sum_t beta_st mu_t)``, computed with a sparse coupling matrix.
 
 Examples
 --------

@@ -2,7 +2,7 @@
 
 For ``X ~ N(mu, Sigma)`` the zeros of the precision ``Omega = Sigma^{-1}`` are the missing
 edges of the graph: ``Omega_jk = 0`` exactly when ``X_j`` and ``X_k`` are independent given
-the other variables (spec 001-notes, "Gaussian graphical models"). Two estimators of the
+the other variables (lecture notes, "Gaussian graphical models"). Two estimators of the
 graph:
 
 * :func:`graphical_lasso` minimises ``tr(Omega S) - log det Omega + alpha sum_{j != k}
@@ -16,7 +16,7 @@ graph:
   (``rule="or"``) select the other.
 
 The sample sizes they need on a graph of maximum degree ``d`` over ``p`` variables scale as
-``d^2 log p`` (graphical lasso) and ``d log p`` (parallel lasso) (spec 001-notes; the
+``d^2 log p`` (graphical lasso) and ``d log p`` (parallel lasso) (lecture notes; the
 ``structure-recovery`` experiment). Data can be drawn with
 :func:`kernelkit.structure.sampling.sample_gaussian_graphical`.
 

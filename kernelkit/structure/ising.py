@@ -1,12 +1,12 @@
 """Ising structure learning: L1-regularised logistic regression of each node on the others.
 
 In the Ising model ``p(z) ∝ exp(sum_i h_i z_i + sum_{(i,j) in E} J_ij z_i z_j)``, ``z in
-{0, 1}^p`` (spec 001-notes), the conditional law of one node given the rest is logistic,
+{0, 1}^p`` (lecture notes), the conditional law of one node given the rest is logistic,
 ``P(z_s = 1 | z_{-s}) = sigma(h_s + sum_t J_st z_t)``, so an L1-penalised logistic
 regression of ``z_s`` on the other nodes estimates the neighbourhood of ``s``; ``s`` and
 ``t`` are joined when both regressions select the other (``rule="and"``) or either does
 (``"or"``) (Ravikumar, Wainwright & Lafferty 2010). The sample size it needs on a graph of
-maximum degree ``d`` over ``p`` nodes scales as ``d^3 log p`` (spec 001-notes).
+maximum degree ``d`` over ``p`` nodes scales as ``d^3 log p`` (lecture notes).
 
 Data for it come from the library's Gibbs sampler,
 :func:`kernelkit.pgm.sampling.gibbs_sample` on :func:`kernelkit.pgm.model.ising`, whose

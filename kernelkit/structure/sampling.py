@@ -2,7 +2,7 @@
 
 :func:`sample_gaussian_graphical` draws ``x ~ N(0, Omega^{-1})`` from the precision
 ``Omega`` itself: with the Cholesky factor ``Omega = L L^T``, ``x = L^{-T} z`` for standard
-normal ``z`` has covariance ``L^{-T} L^{-1} = Omega^{-1}`` (spec 001-notes, "sampling by
+normal ``z`` has covariance ``L^{-T} L^{-1} = Omega^{-1}`` (lecture notes, "sampling by
 Cholesky"); one triangular solve, no inverse.
 
 :func:`random_gaussian_graphical_model` builds the test instances of structure learning: a

@@ -90,7 +90,7 @@ def test_recovers_easy_instance_and_estimates_couplings(easy):
 
 
 def test_01_model_coefficients_estimate_its_couplings():
-    """In the {0, 1} model the logit of z_s is h_s + sum_t J_st z_t (spec 001-notes)."""
+    """In the {0, 1} model the logit of z_s is h_s + sum_t J_st z_t (the lecture notes)."""
     G = nx.path_graph(4)
     model = ising(G, fields=[-1.0, 0.5, -0.5, 0.0], couplings=[1.5, -1.0, 1.0])
     Z = gibbs_sample(model, 20_000, burn_in=100, random_state=2).samples
