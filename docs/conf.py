@@ -24,6 +24,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_scripts"))
 
 import api_lists  # noqa: E402
+import glossary  # noqa: E402
+import reproductions  # noqa: E402
 
 # -- Project ------------------------------------------------------------------------------
 
@@ -55,6 +57,11 @@ numpydoc_attributes_as_param_list = True  # no second object for a documented at
 
 # docs/api/index.rst lists every public object: rewritten here, so a new one appears
 api_lists.write(HERE / "api" / "index.rst")
+# docs/glossary_table.rst, included by glossary.rst, from the table of ARCHITECTURE.md
+glossary.write(HERE / "glossary_table.rst")
+exclude_patterns.append("glossary_table.rst")  # an include, not a page of its own
+# docs/reproductions/: one page per registered experiment, from its stored run
+reproductions.write_pages()
 
 
 def _properties(cls: type) -> list[str]:
@@ -108,6 +115,21 @@ def _public_bases(app: Any, name: str, obj: Any, options: Any, bases: list[type]
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",
+    # one sub-gallery per area (each folder has a README.rst header), in the API's order
+    "subsection_order": [
+        f"../examples/{area}"
+        for area in (
+            "kernels",
+            "optimize",
+            "features",
+            "graphs",
+            "learning_curves",
+            "pgm",
+            "structure",
+            "geometry",
+            "distributed",
+        )
+    ],
     "filename_pattern": r"/plot_",
     "download_all_examples": False,
     "remove_config_comments": True,
@@ -121,6 +143,10 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"kernelkit {version}"
 html_static_path = ["_static"]
 html_css_files = ["kernelkit.css"]
+# a favicon of our own: without one the browser asks the server for /favicon.ico (a 404)
+html_favicon = "_static/favicon.svg"
+# the light/dark mode a first visit gets ("" by default: the theme logs a console error)
+html_context = {"default_mode": "auto"}
 html_show_sourcelink = False
 html_theme_options = {
     "navigation_with_keys": False,
