@@ -5,7 +5,8 @@ public module; their classes and functions). ``docs/_scripts/api_lists.py`` writ
 ``docs/api/index.rst`` from the same enumeration; these tests check that the committed page
 names each of them exactly once, and that ``python -m sphinx -W`` builds the site (numpydoc,
 autosummary and sphinx-gallery included) without a warning and without loading anything
-from the internet.
+from the internet. The site is built once per test run, by the ``built_site`` fixture of
+``tests/conftest.py`` (``tests/test_docs_browser.py`` reads it too).
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import importlib
 import importlib.util
 import inspect
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -105,42 +104,6 @@ def test_api_reference_is_up_to_date() -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, Path]:
-    """``(exit status, output, html folder)`` of ``sphinx -W --keep-going`` on a copy of
-    ``docs/`` and ``examples/`` (autosummary and sphinx-gallery write into their source
-    folder: the copy keeps the repository clean)."""
-    _needs_docs()
-    for name in (
-        "sphinx",
-        "numpydoc",
-        "sphinx_gallery",
-        "pydata_sphinx_theme",
-        "sphinx_copybutton",
-        "matplotlib",
-    ):
-        pytest.importorskip(name, reason=f"building the docs needs {name} (the docs extra)")
-    root = tmp_path_factory.mktemp("site")
-    ignore = shutil.ignore_patterns("_build", "generated", "auto_examples", "__pycache__")
-    shutil.copytree(DOCS, root / "docs", ignore=ignore)
-    shutil.copytree(ROOT / "examples", root / "examples", ignore=ignore)
-    html = root / "html"
-    command = [
-        sys.executable,
-        "-m",
-        "sphinx",
-        "-W",
-        "--keep-going",
-        "-q",
-        "-b",
-        "html",
-        str(root / "docs"),
-        str(html),
-    ]
-    run = subprocess.run(command, capture_output=True, text=True, cwd=root, check=False)
-    return run.returncode, run.stdout + run.stderr, html
-
-
 def test_site_builds_without_warnings(built_site: tuple[int, str, Path]) -> None:
     status, output, html = built_site
     assert status == 0, f"sphinx -W failed ({status}):\n{output[-20000:]}"
@@ -151,10 +114,10 @@ def test_site_builds_without_warnings(built_site: tuple[int, str, Path]) -> None
         "api/generated/kernelkit.models.GaussianProcessRegressor.html",
         "api/generated/kernelkit.kernels.RBF.html",
         "auto_examples/index.html",
-        "auto_examples/plot_gp_regression.html",
+        "auto_examples/kernels/plot_gp_regression.html",
     ):
         assert (html / page).is_file(), page
-    example = (html / "auto_examples" / "plot_gp_regression.html").read_text()
+    example = (html / "auto_examples" / "kernels" / "plot_gp_regression.html").read_text()
     assert "sphx_glr_plot_gp_regression_001.png" in example  # the figure was drawn
 
 
@@ -168,3 +131,47 @@ def test_site_loads_nothing_from_the_internet(built_site: tuple[int, str, Path])
     assert pages
     loading = [str(p.relative_to(html)) for p in pages if remote.search(p.read_text())]
     assert not loading, f"pages that load scripts or styles from the internet: {loading}"
+
+
+def test_every_experiment_has_a_stored_run_and_a_page(built_site: tuple[int, str, Path]) -> None:
+    """``docs/reproductions/results/NAME/results.json`` exists for every registered
+    experiment (a new one needs ``python docs/_scripts/reproductions.py --run --missing``),
+    names its figures, and the built site has its page with those figures."""
+    import json
+
+    from kernelkit.experiments import names
+
+    results = DOCS / "reproductions" / "results"
+    missing = [name for name in names() if not (results / name / "results.json").is_file()]
+    assert not missing, (
+        "no stored run (python docs/_scripts/reproductions.py --run --missing) for: "
+        + ", ".join(missing)
+    )
+    _, _, html = built_site
+    for name in names():
+        stored = json.loads((results / name / "results.json").read_text())
+        assert stored["results"].get("headline"), name
+        page = (html / "reproductions" / f"{name}.html").read_text()
+        for figure in stored["results"].get("figures") or []:
+            assert (results / name / figure).is_file(), f"{name}: {figure}"
+            assert Path(figure).name in page, f"{name}: the page lacks {figure}"
+
+
+def test_user_guide_has_a_chapter_per_area() -> None:
+    """One chapter per area of the package, each reachable from the user guide's index."""
+    _needs_docs()
+    index = (DOCS / "user_guide" / "index.rst").read_text()
+    chapters = re.findall(r"^   (\w+)$", index, flags=re.M)
+    for chapter in (
+        "kernels_and_gps",
+        "bayesian_optimisation",
+        "random_features",
+        "graph_kernels",
+        "learning_curves",
+        "graphical_models",
+        "structure_learning",
+        "geometry",
+        "scaling_out",
+    ):
+        assert chapter in chapters, chapter
+        assert (DOCS / "user_guide" / f"{chapter}.rst").is_file(), chapter
