@@ -44,7 +44,7 @@ extensions = [
     "sphinx_copybutton",
 ]
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_screenshots", "Thumbs.db", ".DS_Store"]
 default_role = "literal"  # `x` in a docstring is code, as ``x``
 
 # -- API reference: autodoc, autosummary, numpydoc ----------------------------------------

@@ -1,6 +1,6 @@
 """Exact graph recovery against sample size: graphical lasso, parallel lasso, Ising.
 
-Spec 001-notes ("Sample complexity"): on ``p`` variables with maximum degree ``d``, exact
+The lecture notes ("Sample complexity"): on ``p`` variables with maximum degree ``d``, exact
 recovery of the graph needs about ``n >= d^3 log p`` samples for Ising neighbourhood
 selection, ``d^2 log p`` for the graphical lasso and ``d log p`` for the parallel lasso
 (the lower bound being ``d log p``). With ``d`` fixed, each curve of the probability of

@@ -149,8 +149,8 @@ def graphical_lasso(
 ) -> GraphicalLassoResult:
     """Sparse precision matrix and its graph by the graphical lasso.
 
-    Minimises ``tr(Omega S) - log det Omega + alpha sum_{j != k} |Omega_jk|`` (spec
-    001-notes) with scikit-learn's :class:`~sklearn.covariance.GraphicalLasso`; with
+    Minimises ``tr(Omega S) - log det Omega + alpha sum_{j != k} |Omega_jk|`` (the lecture
+    notes) with scikit-learn's :class:`~sklearn.covariance.GraphicalLasso`; with
     ``alpha="cv"`` the penalty is chosen by :class:`~sklearn.covariance.GraphicalLassoCV`
     (held-out Gaussian log-likelihood). The numbers are scikit-learn's; the value added
     is the graph.
@@ -277,8 +277,8 @@ def neighbourhood_selection(
     Each column ``X_j`` is regressed on the others with scikit-learn's
     :class:`~sklearn.linear_model.Lasso`, minimising ``||X_j - b_0 - X_{-j} b||^2 / (2 n)
     + alpha ||b||_1``; ``j`` and ``k`` are joined when both regressions select the other
-    (``rule="and"``) or either does (``"or"``) (Meinshausen & Bühlmann 2006; spec
-    001-notes). The fits are scikit-learn's :func:`~sklearn.linear_model.lasso_path` at
+    (``rule="and"``) or either does (``"or"``) (Meinshausen & Bühlmann 2006; the
+    lecture notes). The fits are scikit-learn's :func:`~sklearn.linear_model.lasso_path` at
     the one penalty (what ``Lasso.fit`` calls), on the centred data, with the Gram
     matrix formed once and shared (scikit-learn's ``precompute``): a sweep of each fit
     costs ``O(p^2)``, not ``O(n p)``, and the per-call input checks are done once.

@@ -106,8 +106,8 @@ def ising_neighbourhood_selection(
 
     For each node ``s`` scikit-learn's :class:`~sklearn.linear_model.LogisticRegression`
     (``l1_ratio=1``: the L1 penalty) minimises ``C sum_i log-loss_i + ||b||_1`` for
-    ``z_s`` on ``z_{-s}``; the selected neighbourhoods are combined by ``rule`` (spec
-    001-notes, "Ising structure learning").
+    ``z_s`` on ``z_{-s}``; the selected neighbourhoods are combined by ``rule`` (the
+    lecture notes, "Ising structure learning").
 
     Parameters
     ----------
