@@ -25,12 +25,13 @@ gives the same ``log Z`` (tests compare it with enumeration and with elimination
 memory is a few arrays of one layer's states, no more than the elimination's largest
 clique table (it is used only then). It runs in the linear domain with rescaling as
 ``kernelkit.pgm.exact._linear_log_partition`` does: every potential table is
-exponentiated after subtracting its maximum, each ``psi_k`` is divided by its sum, and
-the logs add up to ``log Z``. An underflowed entry is below ``1e-308`` of its table's
-maximum, so it changes a step's sum by at most ``1e-308`` per term; when a step's sum
-falls below ``1e-250`` (strong frustration) the function returns ``None`` and the caller
-eliminates in the log domain instead. Models with ``-inf`` entries are left to
-elimination too.
+exponentiated after subtracting its maximum (entries in ``[0, 1]``), ``psi_k`` is divided
+by its sum whenever that leaves ``[1e-50, 1e50]`` (a step multiplies the sum by at most the
+number of states, so nothing overflows), and the logs add up to ``log Z``. An underflowed
+entry or product is below ``1e-308``, so it changes a step's sum by at most ``1e-308`` per
+term; when a sum falls below ``1e-250`` (strong frustration) the function returns ``None``
+and the caller eliminates in the log domain instead. Models with ``-inf`` entries are
+left to elimination too.
 """
 
 from __future__ import annotations
