@@ -445,3 +445,44 @@ def test_size_guard_refuses_huge_lps():
         lp_relaxation(big, "L3")
     # L3s has only quadratically many rows
     assert lp_relaxation(DiscreteModel([2] * 30, []), "L3s", s=0).value == 0.0
+
+
+# -- Rowland (2018) Thms 2.19 and 2.20 -------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [5, 6])
+@pytest.mark.parametrize("seed", range(2))
+def test_l3_optimum_identical_for_every_rerooting(n, seed):
+    """Thm 2.19: the L3 (LOC + TRI) optimum is the same for M and for every rerooting M_i,
+    on frustrated models where L3 is not tight; L2's is not (it moves by several units)."""
+    from kernelkit.pgm.transforms import reroot
+
+    rng = np.random.default_rng(seed)
+    G = nx.complete_graph(n)
+    m = ising(
+        G,
+        fields=rng.normal(scale=0.1, size=n),
+        couplings=-1.0 + rng.normal(scale=0.1, size=G.number_of_edges()),
+        spins="pm1",
+    )
+    score, _ = brute_force_map(m)
+    l3 = lp_relaxation(m, "L3").value
+    assert l3 > score + 0.5  # L3 is not tight here
+    rerooted = [reroot(m, i).model for i in range(n)]
+    for mi in rerooted:
+        assert lp_relaxation(mi, "L3").value == pytest.approx(l3, abs=TOL * (1 + abs(l3)))
+    l2 = [lp_relaxation(mi, "L2").value for mi in [m, *rerooted]]
+    assert max(l2) - min(l2) > 1.0
+
+
+@pytest.mark.parametrize("r", [2, 4, 6])
+def test_theorem_2_20_fixtures(r):
+    """Thm 2.20 (r even): on V = {1..r+1} with a potential -1[#ones even] on every r-subset,
+    the MAP score is -1 but the Sherali-Adams L_r optimum is 0; L_{r+1} is tight."""
+    table = np.zeros((2,) * r)
+    table[np.indices(table.shape).sum(axis=0) % 2 == 0] = -1.0
+    m = DiscreteModel([2] * (r + 1), [(E, table) for E in itertools.combinations(range(r + 1), r)])
+    score, _ = brute_force_map(m)
+    assert score == -1.0
+    assert lp_relaxation(m, "SA", r=r).value == pytest.approx(0.0, abs=TOL)
+    assert lp_relaxation(m, "SA", r=r + 1).value == pytest.approx(-1.0, abs=TOL)
