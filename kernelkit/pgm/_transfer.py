@@ -267,16 +267,16 @@ def _make_plan(model: DiscreteModel, max_states: int) -> _Plan | None:
 
     rows: list[np.ndarray] = []
     cols: list[np.ndarray] = []
-    sizes: list[int] = []
+    starts: list[int] = [0]  # where each segment starts, then the end of the last one
 
     def segment(size: int, entries: list[tuple[np.ndarray, np.ndarray]]) -> slice:
         """A new segment of ``size`` log values; each (positions in it, flat table
         entries) pair adds those entries there."""
-        start = sum(sizes)
+        start = starts[-1]
         for r, c in entries:
             rows.append(np.broadcast_to(r, np.shape(c)).reshape(-1) + start)
             cols.append(np.asarray(c).reshape(-1))
-        sizes.append(size)
+        starts.append(start + size)
         return slice(start, start + size)
 
     def pair_entries(u: int, v: int, du: np.ndarray, dv: np.ndarray) -> list[np.ndarray]:
@@ -382,13 +382,13 @@ def _make_plan(model: DiscreteModel, max_states: int) -> _Plan | None:
                     steps[k].b = (len(batches), j)
             batches.append(_Batch(index, list(shapes), fold))
 
-    seg_sizes = np.array(sizes, dtype=np.int64)
+    offsets = np.array(starts, dtype=np.int64)
     return _Plan(
         rows=np.concatenate(rows) if rows else np.zeros(0, np.int64),
         cols=np.concatenate(cols) if cols else np.zeros(0, np.int64),
-        n_rows=int(seg_sizes.sum()),
-        seg_starts=np.concatenate([[0], np.cumsum(seg_sizes)[:-1]]).astype(np.int64),
-        seg_sizes=seg_sizes,
+        n_rows=int(offsets[-1]),
+        seg_starts=offsets[:-1],
+        seg_sizes=np.diff(offsets),
         const=np.array(const, dtype=np.int64),
         layers=layers,
         steps=steps,
