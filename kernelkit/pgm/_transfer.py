@@ -37,10 +37,7 @@ left to elimination too.
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -99,33 +96,6 @@ class _Plan:
     batches: list[_Batch]
 
 
-_PLANS: OrderedDict[tuple[Any, ...], _Plan | None] = OrderedDict()
-_PLANS_SIZE = 32
-_PLANS_LOCK = threading.Lock()
-
-
-def transfer_log_partition(
-    model: DiscreteModel, key: tuple[Any, ...], max_states: int
-) -> float | None:
-    """``log Z`` by transfer matrices, or ``None`` when the model is not layered (with at
-    most ``max_states`` joint states per layer), has ``-inf`` entries, or loses precision
-    in the linear domain. ``key`` identifies the factor graph (plans are remembered)."""
-    with _PLANS_LOCK:
-        found = key in _PLANS
-        plan = _PLANS.get(key)
-        if found:
-            _PLANS.move_to_end(key)
-    if not found:
-        plan = _make_plan(model, max_states)
-        with _PLANS_LOCK:
-            _PLANS[key] = plan
-            while len(_PLANS) > _PLANS_SIZE:
-                _PLANS.popitem(last=False)
-    if plan is None:
-        return None
-    return _run(model, plan)
-
-
 def _flat_tables(model: DiscreteModel) -> np.ndarray:
     """All factor tables, flattened and concatenated in the order of ``model.groups()``."""
     groups = model.groups()
@@ -134,8 +104,10 @@ def _flat_tables(model: DiscreteModel) -> np.ndarray:
     return np.concatenate([g.tables.reshape(-1) for g in groups])
 
 
-def _run(model: DiscreteModel, plan: _Plan) -> float | None:
-    """The numeric sweep of a plan."""
+def transfer_log_partition(model: DiscreteModel, plan: _Plan) -> float | None:
+    """``log Z`` by the sweep of ``plan`` (:func:`transfer_plan` of the model's factor
+    graph), or ``None`` when the model has ``-inf`` entries or loses precision in the
+    linear domain."""
     t = _flat_tables(model)
     if np.isneginf(t).any():
         return None
@@ -226,8 +198,10 @@ def _digits(shape: tuple[int, ...]) -> np.ndarray:
 _BATCH_ENTRIES = 2**16
 
 
-def _make_plan(model: DiscreteModel, max_states: int) -> _Plan | None:
-    """The transfer plan of a layered model's factor graph, or ``None``."""
+def transfer_plan(model: DiscreteModel, max_states: int) -> _Plan | None:
+    """The transfer plan of a layered model's factor graph (it depends on the
+    cardinalities and scopes only), or ``None`` when the model is not layered with at most
+    ``max_states`` joint states per layer."""
     n = model.n_variables
     cards = [int(c) for c in model.cardinalities]
     groups = model.groups()

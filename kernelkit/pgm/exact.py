@@ -70,13 +70,14 @@ import heapq
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kernelkit import _memory
-from kernelkit.pgm._transfer import transfer_log_partition
+from kernelkit.pgm._transfer import transfer_log_partition, transfer_plan
 from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = [
@@ -371,12 +372,43 @@ def _cost(A: np.ndarray, cards: list[int], order: list[int], limit: int | None) 
     return _Symbolic(max_clique, max_table, total, True, peak, seps)
 
 
-#: The last orderings chosen, by (limit, cardinalities, scopes): an ordering depends on
-#: the factor graph only, and models of one graph (runs of an experiment, a tilted copy per
-#: potential, repeated queries) are common. Least recently used first.
-_ORDERS: OrderedDict[tuple[Any, ...], tuple[EliminationOrder, list[int], _Symbolic]] = OrderedDict()
+class _Remembered:
+    """The values made for the last ``size`` keys asked for (least recently used out;
+    ``None`` values too), safe across threads; the values must be read-only."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The value remembered for ``key``, else ``make()`` (remembered)."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+#: The last orderings chosen, by (limit, cardinalities, scopes), and the last transfer
+#: plans, by (cardinalities, scopes): both depend on the factor graph only, and models of
+#: one graph (runs of an experiment, a tilted copy per potential, repeated queries) are
+#: common.
 _ORDERS_SIZE = 32
-_ORDERS_LOCK = threading.Lock()
+_ORDERS = _Remembered(_ORDERS_SIZE)
+_TRANSFER_PLANS = _Remembered(_ORDERS_SIZE)
 
 
 def _structure_key(model: DiscreteModel) -> tuple[Any, ...]:
@@ -388,24 +420,19 @@ def _structure_key(model: DiscreteModel) -> tuple[Any, ...]:
 
 
 def _choose_order(
-    model: DiscreteModel, limit: int | None
+    model: DiscreteModel, limit: int | None, key: tuple[Any, ...] | None = None
 ) -> tuple[EliminationOrder, list[int], _Symbolic]:
     """The better (smaller largest table, then total) of the natural order and min-fill,
     the ordering as a list, and its symbolic elimination (``.ok``: within ``limit``);
-    remembered for the last ``_ORDERS_SIZE`` factor graphs (the results are read-only)."""
-    key = (limit, *_structure_key(model))
-    with _ORDERS_LOCK:
-        hit = _ORDERS.get(key)
-        if hit is not None:
-            _ORDERS.move_to_end(key)
-            return hit
-    res = _compute_order(model, limit)
-    res[0].order.flags.writeable = False
-    with _ORDERS_LOCK:
-        _ORDERS[key] = res
-        while len(_ORDERS) > _ORDERS_SIZE:
-            _ORDERS.popitem(last=False)
-    return res
+    remembered for the last ``_ORDERS_SIZE`` factor graphs (the results are read-only).
+    ``key``: the model's :func:`_structure_key`, when the caller has it."""
+
+    def make() -> tuple[EliminationOrder, list[int], _Symbolic]:
+        res = _compute_order(model, limit)
+        res[0].order.flags.writeable = False
+        return res
+
+    return _ORDERS.get((limit, *(key or _structure_key(model))), make)
 
 
 def _compute_order(
@@ -833,11 +860,13 @@ def exact_log_partition(model: DiscreteModel) -> float:
     80.300478
     """
     _check_model(model)
-    chosen, order, sym = _choose_order(model, limit=_memory.memory_limit() // 8)
+    key = _structure_key(model)
+    chosen, order, sym = _choose_order(model, limit=_memory.memory_limit() // 8, key=key)
     if not sym.ok:  # stopped at a clique table that alone exceeds the memory
         _check_plan_memory(model, chosen, 8 * chosen.max_table_size, "log_partition", True)
     _check_plan_memory(model, chosen, sym.peak, "log_partition")
-    log_z = transfer_log_partition(model, _structure_key(model), chosen.max_table_size)
+    plan = _TRANSFER_PLANS.get(key, lambda: transfer_plan(model, chosen.max_table_size))
+    log_z = None if plan is None else transfer_log_partition(model, plan)
     if log_z is None and chosen.max_table_size <= _LINEAR_MAX_TABLE:
         log_z = _linear_log_partition(model, order, sym)
     if log_z is None:  # large cliques, or precision at risk in the linear domain

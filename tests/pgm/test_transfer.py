@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kernelkit.pgm._transfer as transfer
+import kernelkit.pgm.exact as exact_module
 from kernelkit.pgm import DiscreteModel, ising
 from kernelkit.pgm.exact import (
     _plan,
-    _structure_key,
     _upward,
     brute_force_log_partition,
     exact_log_partition,
@@ -28,8 +28,9 @@ BIG = 10**9  # max_states: no limit from the elimination's tables
 
 
 def run(m, max_states=BIG):
-    transfer._PLANS.clear()  # plan afresh (the cache is tested separately)
-    return transfer.transfer_log_partition(m, _structure_key(m), max_states)
+    """The transfer path alone, planned afresh (the remembered plans are tested below)."""
+    plan = transfer.transfer_plan(m, max_states)
+    return None if plan is None else transfer.transfer_log_partition(m, plan)
 
 
 def log_domain(m):
@@ -148,7 +149,7 @@ def test_crossing_matchings_reorder_the_new_layer(seed):
         for u, v in [(a, b), (a + 3, b + 1), (a + 2, b + 2), (a, a + 1), (b + 2, b + 3)]:
             factors.append(((u, v), rng.normal(size=(card[u], card[v]))))
     m = DiscreteModel(card, factors)
-    plan = transfer._make_plan(m, BIG)
+    plan = transfer.transfer_plan(m, BIG)
     perms = [s.perm for s in plan.steps]
     assert all(p is not None and p[1] == (0, 2, 1, 3) for p in perms)
     got = run(m)
@@ -228,17 +229,18 @@ def test_strong_frustration(scale):
 def test_plans_remembered_per_factor_graph():
     rng = np.random.default_rng(5)
     G = nx.grid_2d_graph(3, 4)
-    transfer._PLANS.clear()
+    plans = exact_module._TRANSFER_PLANS
+    plans.clear()
     values = []
     for _ in range(3):
         m = ising(G, fields=rng.normal(size=12), couplings=rng.normal(size=17))
         values.append(exact_log_partition(m))
         assert values[-1] == pytest.approx(brute_force_log_partition(m), abs=1e-10)
-    assert len(transfer._PLANS) == 1 and len(set(values)) == 3
+    assert len(plans) == 1 and len(set(values)) == 3
     not_layered = DiscreteModel([2, 2, 2], [((0, 1, 2), rng.normal(size=(2, 2, 2)))])
     exact_log_partition(not_layered)
     exact_log_partition(not_layered)
-    assert len(transfer._PLANS) == 2  # its None is remembered too
-    for k in range(transfer._PLANS_SIZE + 3):
+    assert len(plans) == 2  # its None is remembered too
+    for k in range(plans.size + 3):
         exact_log_partition(ising(nx.path_graph(k + 2), fields=0.1, couplings=0.2))
-    assert len(transfer._PLANS) == transfer._PLANS_SIZE
+    assert len(plans) == plans.size
