@@ -14,6 +14,7 @@ from scipy.linalg import blas, lapack
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
+from kernelkit._lbfgs import minimize_bounded
 from kernelkit._validation import (
     check_bool,
     check_in,
@@ -39,20 +40,32 @@ from kernelkit.models._threads import LapackThreads
 __all__ = ["GaussianProcessRegressor"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
-#: L-BFGS-B options: a relative tolerance on the objective tighter than SciPy's default
-#: (2.2e-9), so that slow progress along flat directions (an irrelevant ARD lengthscale
-#: growing) is followed to the optimum rather than stopped early.
-_LBFGS = {"ftol": 1e-10}
+#: L-BFGS-B's relative tolerance on the objective, tighter than SciPy's default (2.2e-9),
+#: so that slow progress along flat directions (an irrelevant ARD lengthscale growing) is
+#: followed to the optimum rather than stopped early.
+_FTOL = 1e-10
 
 
-def _best_lbfgs(fun: Any, starts: list[np.ndarray], bounds: np.ndarray) -> Any:
-    """The best of L-BFGS-B runs (analytic gradient) from each of ``starts``; on a tie, the
-    earliest."""
-    runs = (
-        scipy.optimize.minimize(fun, x0, method="L-BFGS-B", jac=True, bounds=bounds, options=_LBFGS)
-        for x0 in starts
-    )
+def _best_search(fun: Any, starts: list[np.ndarray], bounds: np.ndarray) -> Any:
+    """The best of :func:`~kernelkit._lbfgs.minimize_bounded` runs from each of ``starts``
+    (bounded first step, finite barrier, restarts while the projected gradient is large);
+    on a tie, the earliest."""
+    runs = (minimize_bounded(fun, x0, bounds, ftol=_FTOL) for x0 in starts)
     return min(runs, key=lambda res: res.fun)
+
+
+#: Above this power-of-two scale of the targets, ``c^2`` is kept out of the n x n gradient
+#: matrix of an unprofiled likelihood (it would overflow there).
+_BIG_SCALE = 2.0**200
+
+
+def _power_of_two_scale(y: np.ndarray) -> float:
+    """The power of two at or above ``max|y|`` (1.0 for ``y = 0``): dividing by it is exact
+    in floating point, and leaves ``y^T K^-1 y`` far from overflow for any finite ``y``."""
+    top = float(np.max(np.abs(y), initial=0.0))
+    if not (top > 0 and math.isfinite(top)):
+        return 1.0
+    return math.ldexp(1.0, math.frexp(top)[1])
 
 
 def _noisy_gram(kernel: Kernel, X: Any, noise: float) -> np.ndarray:
@@ -101,17 +114,25 @@ def _lml(
     if U is None:  # not numerically positive definite (see _linalg.cholesky_or_none)
         return fail
     # Algorithm 2 with L = U^T: alpha = L^T \ (L \ y) (on U, Fortran-ordered: no copy), and
-    # log p(y|X) = -1/2 y^T alpha - sum_i log L_ii - n/2 log 2 pi
-    alpha = scipy.linalg.cho_solve((U, False), y, check_finite=False)
-    quad = float(y @ alpha)
+    # log p(y|X) = -1/2 y^T alpha - sum_i log L_ii - n/2 log 2 pi. It is computed for
+    # y / c, c a power of two (exact), and scaled back: y^T alpha = c^2 (y/c)^T alpha_c,
+    # so that targets of any finite magnitude neither overflow nor underflow; the profile
+    # likelihood depends on c only through the additive -n log c.
+    c = _power_of_two_scale(y)
+    alpha = scipy.linalg.cho_solve((U, False), y / c, check_finite=False)
+    quad_c = float((y / c) @ alpha)
     logdet_half = float(np.log(np.diagonal(U)).sum())
     if profile:
-        if not quad > 0:
+        if not quad_c > 0:
             return fail
-        lml = -0.5 * n * math.log(quad / n) - logdet_half - 0.5 * n * (1.0 + _LOG_2PI)
-        alpha = alpha / math.sqrt(quad / n)
+        lml = -0.5 * n * math.log(quad_c / n) - n * math.log(c) - logdet_half
+        lml -= 0.5 * n * (1.0 + _LOG_2PI)
+        alpha = alpha / math.sqrt(quad_c / n)  # alpha / sqrt(s*), free of c
+        outer = -0.5
     else:
-        lml = -0.5 * quad - logdet_half - 0.5 * n * _LOG_2PI
+        with np.errstate(over="ignore"):
+            lml = -0.5 * (c * quad_c * c) - logdet_half - 0.5 * n * _LOG_2PI
+        outer = -0.5  # alpha alpha^T = c^2 alpha_c alpha_c^T: c^2 is applied below
     if not np.isfinite(lml):
         return fail
     if not eval_gradient:
@@ -129,14 +150,24 @@ def _lml(
     if info != 0:
         return fail
     Kinv_f[np.diag_indices(n)] *= 0.5
+    # Without the profile, W is K^-1 - c^2 alpha_c alpha_c^T: it is formed divided by c^2
+    # (and the gradient multiplied back) when c^2 would otherwise overflow it
+    g_scale = c if not profile and c > _BIG_SCALE else 1.0
+    if g_scale != 1.0:
+        Kinv_f *= 1.0 / g_scale / g_scale
+    elif not profile:
+        outer *= c * c
     # -= 1/2 alpha alpha^T in place (a symmetric update, so the memory order is moot)
-    W_neg = blas.dger(-0.5, alpha, alpha, a=Kinv_f, overwrite_a=1).T
+    W_neg = blas.dger(outer, alpha, alpha, a=Kinv_f, overwrite_a=1).T
     grad = np.empty(n_theta)
     if kernel.n_dims:
         grad[: kernel.n_dims] = contract(W_neg)
         grad[: kernel.n_dims] *= -1.0
     if fit_noise:  # dK_y / d log(noise) = noise * I
         grad[-1] = -noise * float(np.trace(W_neg))
+    if g_scale != 1.0:
+        with np.errstate(over="ignore"):
+            grad = grad * g_scale * g_scale
     if not np.isfinite(grad).all():
         return fail
     return lml, grad
@@ -194,12 +225,44 @@ def _signal_restart(
     idx = [i for i, name in enumerate(names) if _is_signal_variance(name)]
     if not any(theta[i] <= bounds[i, 0] + _AT_BOUND for i in idx):
         return None
-    scale = float(np.mean(y * y))
-    if not (np.isfinite(scale) and scale > 0):
+    c = _power_of_two_scale(y)
+    scale_c = float(np.mean((y / c) ** 2))  # mean(y^2) / c^2: no overflow
+    if not scale_c > 0:
         return None
     start = theta0.copy()
-    start[idx] = np.clip(math.log(scale), bounds[idx, 0], bounds[idx, 1])
+    log_scale = math.log(scale_c) + 2.0 * math.log(c)
+    start[idx] = np.clip(log_scale, bounds[idx, 0], bounds[idx, 1])
     return start
+
+
+def _why_not_finite(kernel: Kernel, X: Any, y: np.ndarray, noise: float, priors: bool) -> str:
+    """Why the objective of the fit is not finite at these hyperparameters, in words."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        K = _noisy_gram(kernel, X, noise)
+    if cholesky_or_none(K, overwrite_a=True) is None:
+        return (
+            "K + noise*I is not numerically positive definite there; raise noise (or the "
+            "lower end of noise_bounds), remove duplicate inputs or standardise the inputs"
+        )
+    if priors and not np.isfinite(kernel.log_prior()[0]):
+        return "the kernel's prior density is 0 there"
+    return (
+        f"the targets (max |y| = {float(np.max(np.abs(y))):.3g}) are too large for the "
+        "kernel's variance there; use normalize_y=True or rescale y"
+    )
+
+
+def _warn_constant_targets(y: np.ndarray, normalize_y: bool) -> None:
+    """The ConvergenceWarning of a fit to targets that are identically 0 once centred."""
+    what = f"constant (y = {float(y[0]):.6g})" if normalize_y else "all 0"
+    warnings.warn(
+        f"the targets are {what}: the marginal likelihood then rises without bound as the "
+        "signal variance and the noise shrink, so the fit takes them to their lower "
+        "bounds, and the data say nothing about the other hyperparameters",
+        ConvergenceWarning,
+        stacklevel=3,
+    )
 
 
 def _warn_at_bounds(theta: np.ndarray, bounds: np.ndarray, names: list[str]) -> None:
@@ -319,7 +382,11 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         log-hyperparameters (0.0 without priors); the fit maximised
         ``log_marginal_likelihood_value_ + log_prior_value_``.
     optimizer_result_ : scipy.optimize.OptimizeResult or None
-        Result of the best optimiser run.
+        Result of the best search (in the profiled parametrisation when the variance
+        was profiled out): ``success`` says whether it ended at a stationary point (the
+        projected gradient checked, not L-BFGS-B's flag), ``projected_gradient`` is the
+        largest entry of that gradient, ``fun0`` the objective at the start, ``n_runs``
+        the L-BFGS-B runs it took and ``lbfgs_message`` what the last one said.
 
     See Also
     --------
@@ -331,11 +398,22 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     Before ``fit``, ``predict`` and ``sample_y`` use the prior (zero mean, covariance
     ``kernel``), as scikit-learn does.
 
-    A Cholesky failure at an optimiser iterate counts as ``-inf`` likelihood (the line
-    search backs off); the final factorisation uses jitter with a
+    The search never trusts L-BFGS-B's ``success`` flag (see :mod:`kernelkit._lbfgs`):
+    its first step is bounded (the objective is scaled so that no log-hyperparameter
+    moves by more than about 1), a trial point where ``K + noise I`` cannot be
+    factorised gets a finite barrier value so that the line search backs off, the best
+    point evaluated is kept (never worse than the start), and a run that ends where the
+    projected gradient is still large is restarted from there; if it still is, a
+    ``ConvergenceWarning`` says where the search stopped (``optimizer_result_.success``
+    is that verdict, and ``optimizer_result_.projected_gradient`` its measure).
+    The likelihood is computed for ``y`` divided by a power of two, so targets of any
+    finite magnitude are fitted (targets too large for every variance the bounds allow
+    raise a ``ValueError`` saying so); constant targets (identically 0 once centred)
+    are fitted with a ``ConvergenceWarning`` saying that their likelihood is unbounded.
+    The final factorisation uses jitter with a
     :class:`~kernelkit.models.NumericalWarning`, or raises ``LinAlgError`` with advice.
     If the starting point itself cannot be factorised, the optimiser cannot move and
-    the start is kept (with a ``ConvergenceWarning``). Any fitted hyperparameter at a
+    the start is kept (with a ``ConvergenceWarning`` saying why). Any fitted hyperparameter at a
     bound gives a ``ConvergenceWarning`` naming it; for the noise at its lower bound, a
     :class:`NoiseAtBoundWarning`: with noisy data it usually means duplicate records
     (equal inputs and targets), for which the likelihood is unbounded. A signal variance
@@ -452,20 +530,34 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         if self.optimizer is not None and theta0.size:
             # a start outside the bounds is moved onto them
             start = np.clip(theta0, bounds[:, 0], bounds[:, 1])
+            if not np.any(yn):
+                _warn_constant_targets(y, self.normalize_y)
             result = self._optimise(kernel, X, yn, start, bounds)
         if result is not None and np.isfinite(result.fun):
             theta = result.x
             k_theta, noise = self._split(theta, kernel, None if fit_noise else float(self.noise))
             kernel.theta = k_theta
-            _warn_at_bounds(theta, bounds, names)
+            if np.any(yn):  # else said by _warn_constant_targets
+                _warn_at_bounds(theta, bounds, names)
         else:  # the given hyperparameters, exactly (no round trip through logarithms)
             theta, noise = theta0, float(self.noise)
 
         chol = jittered_cholesky(_noisy_gram(kernel, X, noise), name="K + noise*I")
         L, self.jitter_ = chol.factor, chol.jitter
-        alpha = scipy.linalg.cho_solve((L, True), yn, check_finite=False)
-        lml = -0.5 * float(yn @ alpha) - float(np.log(np.diagonal(L)).sum())
+        with np.errstate(over="ignore", invalid="ignore"):
+            alpha = scipy.linalg.cho_solve((L, True), yn, check_finite=False)
+            c = _power_of_two_scale(yn)  # y^T alpha = c (y/c)^T alpha, as in _lml
+            lml = -0.5 * c * float((yn / c) @ alpha) - float(np.log(np.diagonal(L)).sum())
         lml -= 0.5 * yn.shape[0] * _LOG_2PI
+        if not (np.isfinite(lml) and np.isfinite(alpha).all()):
+            raise ValueError(
+                f"y is too large for this GP: max |y| = {float(np.max(np.abs(y))):.3g} "
+                "against a kernel variance of about "
+                f"{float(np.mean(kernel.diag(X))):.3g} at the data (the largest the fit "
+                "reached within the bounds), so (K + noise*I)^-1 y or the log marginal "
+                "likelihood overflows float64; use normalize_y=True, rescale y, or widen "
+                "the kernel's variance bounds"
+            )
 
         self.kernel_ = kernel
         self.noise_ = noise
@@ -511,17 +603,25 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     ) -> scipy.optimize.OptimizeResult:
         """Maximise :func:`_log_posterior` from ``theta0`` (and random restarts).
 
+        Every search is :func:`~kernelkit._lbfgs.minimize_bounded`: L-BFGS-B with a
+        bounded first step, a finite barrier where ``K + noise I`` cannot be factorised,
+        and restarts while the projected gradient is large; the result is never worse
+        than ``theta0``, and one that is not stationary gives a ``ConvergenceWarning``
+        saying so.
+
         When the signal variance and the noise are both fitted for a stationary kernel,
         the search runs over ``[theta without the variance, log(noise / variance)]`` with
         the variance maximised out analytically (the profile likelihood): one dimension
         fewer and the stiffest one gone, which saves evaluations. The optimum maps back
         exactly; if it falls outside the variance or noise bounds, the ordinary search
-        continues from the clipped point.
+        continues from the clipped point. Targets that are identically 0 (constant
+        targets with ``normalize_y``) have no profile likelihood, and take the ordinary
+        search.
         """
         fit_noise = self._fit_noise
         fixed_noise = None if fit_noise else float(self.noise)
         rng = check_random_state(self.random_state)
-        unit = self._profiled_kernel(kernel)
+        unit = self._profiled_kernel(kernel) if np.any(y) else None
         with LapackThreads(size=y.shape[0]) as threads:
             work = kernel.clone()  # theta is set in place on this copy at each evaluation
             priors = work.has_priors
@@ -536,33 +636,40 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 starts = [theta0] + [
                     rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(self.n_restarts)
                 ]
-                best = _best_lbfgs(objective, starts, bounds)
+                best = _best_search(objective, starts, bounds)
             else:
                 best = self._optimise_profiled(unit, kernel, X, y, theta0, bounds, rng, threads)
                 outside = (best.x < bounds[:, 0]) | (best.x > bounds[:, 1])
                 if np.isfinite(best.fun) and np.any(outside):
                     clipped = np.clip(best.x, bounds[:, 0], bounds[:, 1])
-                    best = _best_lbfgs(objective, [clipped], bounds)
+                    best = _best_search(objective, [clipped], bounds)
+                    # the clipped optimum need not beat the start: never end below it
+                    if not best.fun <= objective(theta0)[0]:
+                        best = _best_search(objective, [theta0, clipped], bounds)
             # a signal variance driven to its lower bound explains the data as pure noise:
             # an optimum, or a line search that overshot into the flat tail of the
             # (profile) likelihood; a second search from a variance at the data's scale
             # tells which
             retry = _signal_restart(best.x, theta0, bounds, kernel.theta_names, y)
             if retry is not None:
-                again = _best_lbfgs(objective, [retry], bounds)
+                again = _best_search(objective, [retry], bounds)
                 if again.fun < best.fun:
                     best = again
+            if not np.isfinite(best.fun):
+                k_theta, noise = self._split(theta0, work, fixed_noise)
+                work.theta = k_theta
+                why = _why_not_finite(work, X, y, noise, priors)
         if not np.isfinite(best.fun):
+            restarts = " and at every restart" if self.n_restarts else ""
             warnings.warn(
-                "the log marginal likelihood could not be evaluated at any optimiser "
-                "iterate (K + noise*I was never positive definite); keeping the initial "
-                "hyperparameters",
+                "the log marginal likelihood is not finite at the starting "
+                f"hyperparameters{restarts}, so they were kept: {why}",
                 ConvergenceWarning,
                 stacklevel=3,
             )
         elif not best.success:
             warnings.warn(
-                f"L-BFGS-B did not converge: {best.message}",
+                f"the hyperparameter search did not reach a stationary point: {best.message}",
                 ConvergenceWarning,
                 stacklevel=3,
             )
@@ -600,24 +707,29 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             return -value, -grad
 
         starts = [p0] + [rng.uniform(pbounds[:, 0], pbounds[:, 1]) for _ in range(self.n_restarts)]
-        best = _best_lbfgs(objective, starts, pbounds)
+        best = _best_search(objective, starts, pbounds)
         if not np.isfinite(best.fun):  # nowhere feasible: report the (full) start
             best.x = theta0.copy()
             return best
-        # back to the full parametrisation: variance = s*, noise = lambda s*
+        # back to the full parametrisation: variance = s*, noise = lambda s*, with
+        # s* = y^T (K_1 + lambda I)^-1 y / n computed for y / c (see _lml)
         unit.theta = best.x[:-1]
         lam = math.exp(best.x[-1])
         K = _noisy_gram(unit, X, lam)
         with threads.lapack():
             L = cholesky_or_none(K, overwrite_a=True)
-        if L is None:  # cannot happen: the optimum was evaluated on this very matrix
+        c = _power_of_two_scale(y)
+        s_c = 0.0
+        if L is not None:  # it is: the optimum was evaluated on this very matrix
+            s_c = float((y / c) @ scipy.linalg.cho_solve((L, True), y / c, check_finite=False))
+        if not s_c > 0:
             best.fun, best.x = np.inf, theta0.copy()
             return best
-        s_star = float(y @ scipy.linalg.cho_solve((L, True), y, check_finite=False)) / len(y)
+        log_s_star = math.log(s_c / len(y)) + 2.0 * math.log(c)
         full = np.empty(len(names) + 1)
         full[keep] = best.x[:-1]
-        full[iv] = math.log(s_star)
-        full[-1] = best.x[-1] + math.log(s_star)
+        full[iv] = log_s_star
+        full[-1] = best.x[-1] + log_s_star
         best.x = full
         return best
 
