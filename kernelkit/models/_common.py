@@ -19,6 +19,7 @@ import scipy.linalg
 from sklearn.utils import check_array as sk_check_array
 from sklearn.utils.validation import column_or_1d
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import check_array, validate_X, validate_X_y
 from kernelkit.kernels import RBF, Kernel, resolve_kernel
 from kernelkit.models._linalg import check_symmetric, jittered_cholesky
@@ -65,6 +66,20 @@ def _forget_array_input(estimator: Any) -> None:
         estimator.__dict__.pop(attr, None)
 
 
+def check_gram_memory(
+    estimator: Any, n_rows: int, n_cols: int, *, copies: int, what: str, extra: int = 0
+) -> None:
+    """Refuse up front, with :func:`kernelkit._memory.check_memory`'s "would need about X
+    GiB" message, a computation that holds ``copies`` float64 matrices of ``n_rows x
+    n_cols`` (plus ``extra`` bytes): a Gram matrix and its factors, say."""
+    check_memory(
+        copies * 8 * n_rows * n_cols + extra,
+        f"{type(estimator).__name__}.{what} ({copies} float64 matrices of {n_rows} x {n_cols})",
+        "use fewer samples, or a random-feature model (RandomFeatureGP, RandomFeatureRidge), "
+        "which never forms an n x n matrix",
+    )
+
+
 def validate_training_data(
     estimator: Any,
     X: Any,
@@ -73,6 +88,7 @@ def validate_training_data(
     *,
     multi_output: bool,
     y_numeric: bool = True,
+    gram_copies: int = 2,
 ) -> tuple[Any, np.ndarray]:
     """Validate ``fit``'s ``X`` and ``y`` for ``kernel`` (``None``: vectors).
 
@@ -80,7 +96,8 @@ def validate_training_data(
     ``feature_names_in_``); a precomputed Gram matrix must also be square and symmetric.
     A list of objects is kept as given and ``y`` is checked alone, with the same rules:
     finite, one row per sample, ``(n, 1)`` raveled with a ``DataConversionWarning``
-    unless ``multi_output``.
+    unless ``multi_output``. For a kernel object, a fit that would hold ``gram_copies``
+    ``n x n`` matrices beyond the machine's memory is refused before any is formed.
     """
     if kernel is None or takes_arrays(kernel):
         X, y = validate_X_y(
@@ -93,10 +110,15 @@ def validate_training_data(
                     f"got shape {X.shape}"
                 )
             check_symmetric(X, "the precomputed Gram matrix X")
+        elif kernel is not None:
+            n = X.shape[0]
+            check_gram_memory(estimator, n, n, copies=gram_copies, what=f"fit on {n} samples")
         return X, y
     X = check_objects(X)
     _forget_array_input(estimator)
-    return X, validate_targets(estimator, y, len(X), multi_output=multi_output, numeric=y_numeric)
+    n = len(X)
+    check_gram_memory(estimator, n, n, copies=gram_copies, what=f"fit on {n} samples")
+    return X, validate_targets(estimator, y, n, multi_output=multi_output, numeric=y_numeric)
 
 
 def validate_targets(
@@ -125,21 +147,30 @@ def validate_targets(
     return y
 
 
-def validate_test_input(estimator: Any, X: Any, kernel: Kernel | str, n_train: int) -> Any:
+def validate_test_input(
+    estimator: Any, X: Any, kernel: Kernel | str, n_train: int, *, cross_copies: int = 1
+) -> Any:
     """Validate inputs after ``fit``: an array with the fitted feature count (for a
     precomputed kernel, ``K(X_test, X_train)`` with ``n_train`` columns), or a list of
-    objects."""
+    objects. For a kernel object, a prediction that would hold ``cross_copies`` matrices
+    of ``n_test x n_train`` beyond the machine's memory is refused before any is formed."""
     if not takes_arrays(kernel):
-        return check_objects(X)
-    try:
-        return validate_X(estimator, X, reset=False, dtype=np.float64)
-    except ValueError as exc:
-        if is_precomputed(kernel) and "features as input" in str(exc):
-            raise ValueError(
-                f"{exc} With kernel='precomputed', X must be the kernel between the test and "
-                f"the training samples, of shape (n_test, n_train) = (?, {n_train})."
-            ) from None
-        raise
+        X = check_objects(X)
+    else:
+        try:
+            X = validate_X(estimator, X, reset=False, dtype=np.float64)
+        except ValueError as exc:
+            if is_precomputed(kernel) and "features as input" in str(exc):
+                raise ValueError(
+                    f"{exc} With kernel='precomputed', X must be the kernel between the test "
+                    f"and the training samples, of shape (n_test, n_train) = (?, {n_train})."
+                ) from None
+            raise
+        if is_precomputed(kernel):
+            return X
+    m = n_objects(X)
+    check_gram_memory(estimator, m, n_train, copies=cross_copies, what=f"prediction at {m} points")
+    return X
 
 
 def check_prior_input(X: Any, kernel: Kernel) -> Any:

@@ -14,7 +14,9 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from kernelkit._dask import import_dask, is_dask_array
+from kernelkit._memory import check_memory
 from kernelkit._validation import check_int, check_random_state
+from kernelkit.models._common import n_objects
 from kernelkit.models._linalg import cholesky_jitter
 
 #: What :meth:`GaussianPredictor._latent_predictive` is asked for besides the mean.
@@ -83,6 +85,13 @@ class GaussianPredictor:
         ndarray of shape (m, n_samples)
         """
         check_int(n_samples, "n_samples", minimum=1)
+        m = n_objects(X) if hasattr(X, "shape") or hasattr(X, "__len__") else 0
+        # the covariance and its factor, the normal draws and the samples
+        check_memory(
+            8 * (2 * m * m + 2 * m * int(n_samples)),
+            f"{type(self).__name__}.sample_y({m} points, n_samples={n_samples})",
+            "draw fewer samples at a time, or at fewer points",
+        )
         mean, cov = self.predict(X, return_cov=True)
         scale = getattr(self, "y_train_std_", 1.0)
         prior_var = float(np.mean(self._prior_variance(X))) * scale**2

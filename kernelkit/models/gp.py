@@ -3,8 +3,10 @@ or by maximum a posteriori when the kernel has priors on them."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
+from collections.abc import Iterable
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -25,6 +27,7 @@ from kernelkit._validation import (
 )
 from kernelkit.kernels import Kernel, Stationary
 from kernelkit.models._common import (
+    check_gram_memory,
     check_prior_input,
     is_precomputed,
     n_objects,
@@ -46,7 +49,7 @@ _LOG_2PI = math.log(2.0 * math.pi)
 _FTOL = 1e-10
 
 
-def _best_search(fun: Any, starts: list[np.ndarray], bounds: np.ndarray) -> Any:
+def _best_search(fun: Any, starts: Iterable[np.ndarray], bounds: np.ndarray) -> Any:
     """The best of :func:`~kernelkit._lbfgs.minimize_bounded` runs from each of ``starts``
     (bounded first step, finite barrier, restarts while the projected gradient is large);
     on a tie, the earliest."""
@@ -515,7 +518,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         """
         self._check_params()
         kernel = self._resolve().clone()
-        X, y = validate_training_data(self, X, y, kernel, multi_output=False)
+        # K, its factor (dpotri inverts in place) and the gradient's work matrix
+        X, y = validate_training_data(self, X, y, kernel, multi_output=False, gram_copies=3)
         mean, std = target_scaling(y, self.normalize_y)
         yn = (y - mean) / std
 
@@ -633,9 +637,10 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 return -value, -grad
 
             if unit is None:
-                starts = [theta0] + [
-                    rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(self.n_restarts)
-                ]
+                starts = itertools.chain(
+                    [theta0],
+                    (rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(self.n_restarts)),
+                )
                 best = _best_search(objective, starts, bounds)
             else:
                 best = self._optimise_profiled(unit, kernel, X, y, theta0, bounds, rng, threads)
@@ -706,7 +711,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             )
             return -value, -grad
 
-        starts = [p0] + [rng.uniform(pbounds[:, 0], pbounds[:, 1]) for _ in range(self.n_restarts)]
+        starts = itertools.chain(
+            [p0], (rng.uniform(pbounds[:, 0], pbounds[:, 1]) for _ in range(self.n_restarts))
+        )
         best = _best_search(objective, starts, pbounds)
         if not np.isfinite(best.fun):  # nowhere feasible: report the (full) start
             best.x = theta0.copy()
@@ -808,12 +815,18 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             kernel = self._resolve()
             X = check_prior_input(X, kernel)
             if what == "cov":
+                m = n_objects(X)
+                check_gram_memory(self, m, m, copies=1, what=f"the prior covariance at {m} points")
                 spread = kernel(X)
             elif what == "var":
                 spread = kernel.diag(X)
             return np.zeros(n_objects(X)), spread, float(self.noise)
         kernel = self.kernel_
-        X = validate_test_input(self, X, kernel, n_objects(self.X_train_))
+        n_train = n_objects(self.X_train_)
+        X = validate_test_input(self, X, kernel, n_train, cross_copies=1 if what == "mean" else 2)
+        if what == "cov":
+            m = n_objects(X)
+            check_gram_memory(self, m, m, copies=1, what=f"predict(return_cov=True) at {m} points")
         Ks = kernel(X, self.X_train_)
         mean = Ks @ self.alpha_  # k_*^T alpha
         if what != "mean":

@@ -36,7 +36,7 @@ from kernelkit._validation import (
     validate_X,
 )
 from kernelkit.features import AngularFeatures, RandomFourierFeatures
-from kernelkit.kernels import RBF, Angular, Matern, resolve_kernel
+from kernelkit.kernels import RBF, Angular, Kernel, Matern, resolve_kernel
 from kernelkit.models._common import (
     apply_feature_map,
     ridge_from_statistics,
@@ -70,6 +70,11 @@ def _feature_map_for(kernel: Any, n_components: int, coupling: str, random_state
 
 
 def _check_feature_map(fm: Any) -> None:
+    if isinstance(fm, Kernel):  # callable, but k(X) is a Gram matrix, not features
+        raise TypeError(
+            f"feature_map got a kernel, {fm!r}; pass it as kernel={fm!r} (the random "
+            "features are built for it) or give a feature map"
+        )
     if not (callable(fm) or hasattr(fm, "transform") or hasattr(fm, "fit_transform")):
         raise TypeError(
             "feature_map must be None, callable, or have a transform / fit_transform method; "
@@ -536,10 +541,19 @@ class RandomFeatureGP(GaussianPredictor, _RandomFeatureModel):
             n, Phi_y, y_y = self._fit_dask(X, yn, noise)
         else:
             Phi = self._fit_features(X, yn, noise)
-            n, Phi_y, y_y = Phi.shape[0], Phi.T @ yn, yn @ yn
+            with np.errstate(over="ignore"):  # overflow is refused below
+                n, Phi_y, y_y = Phi.shape[0], Phi.T @ yn, yn @ yn
         self.noise_ = noise
         self.y_train_mean_, self.y_train_std_ = mean, std
-        self.log_marginal_likelihood_value_ = self._lml(n, float(y_y), Phi_y, yn)
+        with np.errstate(over="ignore", invalid="ignore"):
+            lml = self._lml(n, float(y_y), Phi_y, yn)
+        if not (np.isfinite(lml) and np.isfinite(self.coef_).all()):
+            raise ValueError(
+                f"y is too large for this model: with |y| up to {float(abs(y).max()):.3g} "
+                "the weights or the log marginal likelihood overflow float64; use "
+                "normalize_y=True or rescale y"
+            )
+        self.log_marginal_likelihood_value_ = lml
         return self
 
     def _lml(self, n: int, y_y: float, Phi_y: np.ndarray, y: Any) -> float:
@@ -747,5 +761,11 @@ def gaussian_kl(mean0: Any, cov0: Any, mean1: Any, cov1: Any) -> float:
     M = scipy.linalg.solve_triangular(L1, L0, lower=True, check_finite=False)
     r = scipy.linalg.solve_triangular(L1, m1 - m0, lower=True, check_finite=False)
     logdet = 2.0 * (np.log(np.diagonal(L1)).sum() - np.log(np.diagonal(L0)).sum())
-    kl = 0.5 * (float(np.sum(M * M)) + float(r @ r) - k + float(logdet))
+    with np.errstate(over="ignore", invalid="ignore"):
+        kl = 0.5 * (float(np.sum(M * M)) + float(r @ r) - k + float(logdet))
+    if not np.isfinite(kl):
+        raise ValueError(
+            "the divergence is beyond float64: the two Gaussians are too far apart (their "
+            "covariances or means differ by a factor of more than about 1e300)"
+        )
     return max(kl, 0.0)
