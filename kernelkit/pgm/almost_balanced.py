@@ -44,9 +44,9 @@ import numpy as np
 
 from kernelkit._validation import check_int, check_nonnegative_number, check_random_state
 from kernelkit.pgm.balance import (
+    _weights,
     almost_balanced_vertex,
     balancing_flip,
-    edge_weights,
     frustrated_cycle,
     is_balanced,
 )
@@ -147,7 +147,7 @@ def _distinguished_vertex(model: DiscreteModel, s: Hashable | None) -> int:
 
 def _has_signed_edge(model: DiscreteModel) -> bool:
     """Whether some pairwise factor is attractive or repulsive (Def. 1.12)."""
-    return bool(np.any(edge_weights(model)[1] != 0))
+    return bool(np.any(_weights(model)[1] != 0))
 
 
 def _balanced_map(model: DiscreteModel) -> tuple[np.ndarray | None, float, bool, int, int]:
@@ -259,7 +259,8 @@ def almost_balanced_map(model: DiscreteModel) -> AlmostBalancedMAP:
     x_rest = results[best][0]
     if x_rest is None:
         raise ValueError(
-            "the model has no feasible assignment: its -inf entries forbid every assignment"
+            "the model has no MAP assignment: every assignment is forbidden by its -inf "
+            "entries (log Z = -inf)"
         )
     x = np.insert(np.asarray(x_rest, dtype=np.int64), s, best)
     x.flags.writeable = False

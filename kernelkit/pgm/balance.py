@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from kernelkit.pgm._guards import power_of_two_scale
 from kernelkit.pgm.model import DiscreteModel, _check_model
 
 __all__ = [
@@ -73,7 +74,9 @@ def edge_weights(model: DiscreteModel) -> tuple[np.ndarray, np.ndarray]:
     ------
     ValueError
         A non-binary or non-pairwise model; an edge whose weight is undefined
-        (``inf - inf`` from ``-inf`` entries on both sides).
+        (``inf - inf`` from ``-inf`` entries on both sides); a weight of finite entries
+        beyond the float64 range (entries near ``1e308``; the signs, all that balance
+        needs, are still decided by :func:`is_balanced` and the others).
 
     Examples
     --------
@@ -83,12 +86,46 @@ def edge_weights(model: DiscreteModel) -> tuple[np.ndarray, np.ndarray]:
     (array([[0, 1]]), array([-2.]))
     """
     model = _check_pairwise(model)
+    edges, w, overflow = _weights(model)
+    if overflow.any():
+        i, j = edges[np.flatnonzero(overflow)[0]]
+        raise ValueError(
+            f"the weight of the edge ({i}, {j}) is beyond the float64 range (entries near "
+            "1e308): only its sign is known (attractive_edges, repulsive_edges and "
+            "is_balanced use it)"
+        )
+    return edges, w
+
+
+def _weights(model: DiscreteModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted edges, their weights and where a weight of finite entries overflowed
+    (entries near ``1e308``: there the weight is ``+-inf`` with the sign of the exact
+    weight, from the entries scaled by a power of two)."""
+    edges, total = _edge_sums(model, 1.0)
+    overflow = ~np.isfinite(total)
+    if overflow.any():
+        _, scaled = _edge_sums(model, power_of_two_scale(model, threshold=0.0))
+        overflow &= np.isfinite(scaled)  # -inf entries give +-inf at any scale
+        total = np.where(overflow, np.sign(scaled) * np.inf, total)
+        total = np.where(np.isnan(total), scaled, total)
+    if np.isnan(total).any():
+        i, j = edges[np.flatnonzero(np.isnan(total))[0]]
+        raise ValueError(
+            f"the edge ({i}, {j}) is neither attractive nor repulsive: its weight is "
+            "undefined (-inf entries on both sides of eq. 1.13)"
+        )
+    return edges, total, overflow
+
+
+def _edge_sums(model: DiscreteModel, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted edges and ``scale`` times their weights (overflow and ``inf - inf``
+    silenced: ``+-inf`` and NaN)."""
     edges_list, w_list = [], []
     for g in model.groups():
         if g.arity != 2:
             continue
-        t = g.tables
-        with np.errstate(invalid="ignore"):
+        t = g.tables * scale if scale != 1.0 else g.tables
+        with np.errstate(invalid="ignore", over="ignore"):
             w = t[:, 1, 1] + t[:, 0, 0] - t[:, 1, 0] - t[:, 0, 1]
         edges_list.append(np.sort(g.scopes, axis=1))
         w_list.append(w)
@@ -97,16 +134,9 @@ def edge_weights(model: DiscreteModel) -> tuple[np.ndarray, np.ndarray]:
     edges = np.concatenate(edges_list)
     w = np.concatenate(w_list)
     uniq, inv = np.unique(edges, axis=0, return_inverse=True)
-    inv = inv.ravel()
     total = np.zeros(uniq.shape[0])
-    with np.errstate(invalid="ignore"):
-        np.add.at(total, inv, w)
-    if np.isnan(total).any():
-        i, j = uniq[np.flatnonzero(np.isnan(total))[0]]
-        raise ValueError(
-            f"the edge ({i}, {j}) is neither attractive nor repulsive: its weight is "
-            "undefined (-inf entries on both sides of eq. 1.13)"
-        )
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.add.at(total, inv.ravel(), w)
     return uniq.astype(np.int64), total
 
 
@@ -130,7 +160,7 @@ def attractive_edges(model: DiscreteModel) -> list[tuple[int, int]]:
     >>> attractive_edges(ising(nx.path_graph(3), couplings=[1.0, -1.0]))
     [(0, 1)]
     """
-    edges, w = edge_weights(model)
+    edges, w, _ = _weights(_check_pairwise(model))
     return [(int(i), int(j)) for i, j in edges[w > 0]]
 
 
@@ -154,12 +184,12 @@ def repulsive_edges(model: DiscreteModel) -> list[tuple[int, int]]:
     >>> repulsive_edges(ising(nx.path_graph(3), couplings=[1.0, -1.0]))
     [(1, 2)]
     """
-    edges, w = edge_weights(model)
+    edges, w, _ = _weights(_check_pairwise(model))
     return [(int(i), int(j)) for i, j in edges[w < 0]]
 
 
 def _signed(model: DiscreteModel) -> tuple[np.ndarray, np.ndarray]:
-    edges, w = edge_weights(model)
+    edges, w, _ = _weights(model)
     nz = w != 0
     return edges[nz], (w[nz] < 0).astype(np.int64)
 

@@ -57,6 +57,12 @@ from typing import Any
 import numpy as np
 
 from kernelkit._validation import check_in, check_int
+from kernelkit.pgm._guards import (
+    check_per_variable_memory,
+    feasible_domains,
+    finite_sum,
+    forbidden_error,
+)
 from kernelkit.pgm.exact import _logsumexp as _logsumexp_axes
 from kernelkit.pgm.model import DiscreteModel, _check_model
 
@@ -78,8 +84,8 @@ class BeliefPropagationResult:
         factor beliefs ``b_f`` (max-marginals for ``mode="max"``), normalised to sum to 1.
     log_partition : float or None
         The Bethe estimate of ``log Z`` (``-F_Bethe`` at the final beliefs); None for
-        ``mode="max"``. ``-inf`` when the hard constraints leave some variable no value
-        (the model has no feasible assignment); its marginals are then all zero.
+        ``mode="max"``. (A model whose hard constraints are found to forbid every
+        assignment raises a ValueError instead, as the exact methods do.)
     assignment : ndarray of int or None
         ``mode="max"``: the argmax of each variable's max-marginal (the MAP on a tree
         without ties); None otherwise.
@@ -105,16 +111,35 @@ class BeliefPropagationResult:
 
 def _logsumexp(a: np.ndarray, axis: int = -1) -> np.ndarray:
     """``log sum exp`` along one ``axis`` (:func:`kernelkit.pgm.exact._logsumexp`: all
-    ``-inf`` gives ``-inf``, no warning, no NaN)."""
-    return _logsumexp_axes(a, (axis % a.ndim,))
+    ``-inf`` gives ``-inf``, no warning, no NaN). Entries more than ``1.8e308`` below the
+    row's maximum (log-potentials of magnitude near ``1e308``) overflow to ``-inf`` when
+    shifted: their ``exp`` is 0 either way, so that overflow is silenced."""
+    with np.errstate(over="ignore"):
+        return _logsumexp_axes(a, (axis % a.ndim,))
 
 
 def _normalise_rows(a: np.ndarray, mode: str) -> np.ndarray:
     """Shift each row (last axis) so that its logsumexp (``"sum"``) or max (``"max"``) is 0;
-    an all ``-inf`` row is left as it is."""
+    an all ``-inf`` row is left as it is. (An entry that overflows to ``-inf`` in the
+    shift was more than ``1.8e308`` below the row's top: probability 0 either way.)"""
     c = _logsumexp(a) if mode == "sum" else a.max(axis=-1)
     c = np.where(np.isfinite(c), c, 0.0)
-    return a - c[..., None]
+    with np.errstate(over="ignore"):
+        if mode == "sum" and c.size and np.abs(c).max() > _LARGE_LOG:
+            # |log Z_row| so large that log(sum exp(a - max)) <= log K is lost in rounding
+            # c (1e308 + log 2 == 1e308): shift by the row maximum first, exactly
+            top = a.max(axis=-1)
+            top = np.where(np.isfinite(top), top, 0.0)
+            b = a - top[..., None]
+            lse = _logsumexp(b)
+            return b - np.where(np.isfinite(lse), lse, 0.0)[..., None]
+        return a - c[..., None]
+
+
+#: Rows whose log-normaliser exceeds this are normalised in two steps (max, then
+#: logsumexp), where rounding the normaliser would lose ``log K``: at 1e6 a float's spacing
+#: is 1.2e-10.
+_LARGE_LOG = 1e6
 
 
 def _reduce_except(B: np.ndarray, p: int, mode: str) -> np.ndarray:
@@ -361,7 +386,11 @@ def loopy_bp(
     ------
     ValueError
         ``mode`` not "sum" or "max", ``schedule`` not "parallel" or "sequential",
-        ``damping`` outside ``[0, 1)``, ``max_iter < 0``, ``tol < 0``.
+        ``damping`` outside ``[0, 1)``, ``max_iter < 0``, ``tol < 0``; a model whose
+        ``-inf`` entries forbid every assignment (as the exact methods: found by arc
+        consistency before the messages are passed, or by the messages, when every value
+        of a variable has belief 0); a model whose per-variable arrays could never fit in
+        memory.
     TypeError
         ``model`` not a DiscreteModel; non-numeric ``damping`` or ``tol``.
 
@@ -394,6 +423,9 @@ def loopy_bp(
     damping = float(damping)
     max_iter = check_int(max_iter, "max_iter", minimum=0)
     tol = _check_tol(tol)
+    what = "marginals" if mode == "sum" else "MAP assignment"
+    check_per_variable_memory(model, "loopy_bp", 6)
+    feasible_domains(model, what)  # raises when the hard constraints forbid everything
 
     fg = _FactorGraph(model)
     f2v = np.zeros(fg.n_edges_values)
@@ -466,44 +498,78 @@ def loopy_bp(
     step = parallel_step if schedule == "parallel" else sequential_step
     converged = max_iter == 0 and fg.n_edges_values == 0
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is reported)
-        f2v, delta = step(f2v)
-        if delta <= tol:
-            converged = True
-            break
+    # Messages are normalised (their logsumexp or max is 0), so every sum below is at most
+    # a table entry: overflow can only reach -inf, an entry more than 1.8e308 below its
+    # row's top, of probability 0 either way (log-potentials near 1e308).
+    with np.errstate(over="ignore"):
+        for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is reported)
+            f2v, delta = step(f2v)
+            if delta <= tol:
+                converged = True
+                break
 
-    # beliefs
-    s, c = fg.scatter_sum(f2v)
-    logb = fg.per_var_log(s, c)
-    v2f = v2f_of(f2v)
-    factor_logs: list[np.ndarray] = []
-    log_z = 0.0
-    for gi, g in enumerate(fg.groups):
-        k = g.arity
-        B = g.tables
-        for q in range(k):
-            B = B + _expand(fg.view(v2f, gi, q), q, k)
-        flat = B.reshape(B.shape[0], -1)
-        if mode == "sum":
-            log_z += float(_logsumexp(flat).sum())
+        # beliefs
+        s, c = fg.scatter_sum(f2v)
+        logb = fg.per_var_log(s, c)
+        _check_beliefs(model, fg, logb, c, "loopy_bp", what)
+        v2f = v2f_of(f2v)
+        factor_logs: list[np.ndarray] = []
+        terms: list[tuple[float, np.ndarray]] = []  # the Bethe log Z, term by term
+        for gi, g in enumerate(fg.groups):
+            k = g.arity
+            B = g.tables
             for q in range(k):
-                pair = fg.view(v2f, gi, q) + fg.view(f2v, gi, q)
-                log_z -= float(_logsumexp(pair).sum())
-        factor_logs.append(_normalise_rows(flat, "sum").reshape(B.shape))
-    if mode == "sum":
-        log_z += float(_logsumexp(logb).sum())
-        if np.any(np.all(np.isneginf(logb), axis=1)):
-            log_z = -np.inf  # BP found no feasible value for some variable
+                B = B + _expand(fg.view(v2f, gi, q), q, k)
+            flat = B.reshape(B.shape[0], -1)
+            if mode == "sum":
+                terms.append((1.0, _logsumexp(flat)))
+                for q in range(k):
+                    pair = fg.view(v2f, gi, q) + fg.view(f2v, gi, q)
+                    terms.append((-1.0, _logsumexp(pair)))
+            factor_logs.append(_normalise_rows(flat, "sum").reshape(B.shape))
     marginals = fg.marginals(logb)
     factor_marginals = fg.factor_list([np.exp(b) for b in factor_logs])
     if mode == "max":
         assignment = np.argmax(logb, axis=1).astype(np.int64)
-        score = float(model.score(assignment)) if model.n_variables else 0.0
+        score = float(model.score(assignment))
         return BeliefPropagationResult(
             marginals, factor_marginals, None, assignment, score, converged, n_iter
         )
+    terms.append((1.0, _logsumexp(logb)))
+    log_z = finite_sum(terms, "loopy_bp: the Bethe estimate of log Z")
     return BeliefPropagationResult(
         marginals, factor_marginals, log_z, None, None, converged, n_iter
+    )
+
+
+def _check_beliefs(
+    model: DiscreteModel,
+    fg: _FactorGraph,
+    logb: np.ndarray,
+    c: np.ndarray | None,
+    method: str,
+    what: str,
+) -> None:
+    """Raise when some variable's belief is zero for every value: the messages say that the
+    hard constraints leave it no value (``c``, the ``-inf`` counts, positive at each of its
+    values; without ``c``, whenever the model has ``-inf`` entries), or its finite messages
+    overflowed."""
+    dead = np.flatnonzero(np.all(np.isneginf(logb), axis=1))
+    if dead.size == 0:
+        return
+    v = int(dead[0])
+    name = model.variables[v]
+    if c is None:
+        forbidden = any(np.isneginf(g.tables).any() for g in model.groups())
+    else:
+        forbidden = bool(np.all(c[v, : fg.cards[v]] > 0))
+    if forbidden:
+        raise forbidden_error(
+            model, what, f"{method} found no value of positive probability for variable {name!r}"
+        )
+    raise ValueError(
+        f"{method}: the messages to variable {name!r} add up beyond the float64 range: the "
+        "log-potentials of model are too large in magnitude (about 1e308); scale them down"
     )
 
 
@@ -555,7 +621,9 @@ def double_loop(
     Raises
     ------
     ValueError
-        ``max_iter < 0``, ``max_inner_iter < 1``, ``tol < 0``.
+        ``max_iter < 0``, ``max_inner_iter < 1``, ``tol < 0``; a model whose ``-inf``
+        entries forbid every assignment (as :func:`loopy_bp`); a model whose
+        per-variable arrays could never fit in memory.
 
     Examples
     --------
@@ -570,7 +638,9 @@ def double_loop(
     """
     model = _check_model(model)
     max_iter, tol, max_inner_iter = _check_double_loop_args(max_iter, tol, max_inner_iter)
-    return _double_loop_run([model], max_iter, tol, max_inner_iter)[0]
+    check_per_variable_memory(model, "double_loop", 8)
+    feasible_domains(model, "marginals")  # raises when the hard constraints forbid everything
+    return _double_loop_checked([model], max_iter, tol, max_inner_iter)[0]
 
 
 def double_loop_batch(
@@ -609,7 +679,8 @@ def double_loop_batch(
     Raises
     ------
     ValueError
-        ``models`` empty or not of one factor graph; arguments as :func:`double_loop`.
+        ``models`` empty or not of one factor graph; arguments as :func:`double_loop`;
+        a model whose ``-inf`` entries forbid every assignment (the message names it).
     TypeError
         An element of ``models`` that is not a DiscreteModel.
 
@@ -642,7 +713,35 @@ def double_loop_batch(
                 f"scopes, in the same order); models[{i}] differs from models[0]"
             )
     max_iter, tol, max_inner_iter = _check_double_loop_args(max_iter, tol, max_inner_iter)
-    return _double_loop_run(models, max_iter, tol, max_inner_iter)
+    check_per_variable_memory(ref, "double_loop_batch", 8 * len(models))
+    for i, m in enumerate(models):
+        try:
+            feasible_domains(m, "marginals")
+        except ValueError as err:
+            raise ValueError(f"models[{i}]: {err}") from None
+    return _double_loop_checked(models, max_iter, tol, max_inner_iter)
+
+
+def _overflow_error(method: str) -> ValueError:
+    return ValueError(
+        f"{method}: the arithmetic overflowed float64 (NaN): the log-potentials of model "
+        "are too large in magnitude (near 1e308); scale them down"
+    )
+
+
+def _double_loop_checked(
+    models: list[DiscreteModel], max_iter: int, tol: float, max_inner_iter: int
+) -> list[BeliefPropagationResult]:
+    """:func:`_double_loop_run` with overflow to ``-inf`` silenced (with log-potentials near
+    ``1e308`` an entry far below its row's top: probability 0 either way) and a clear error
+    should anything turn NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):  # a NaN is caught below
+        results = _double_loop_run(models, max_iter, tol, max_inner_iter)
+    for r in results:
+        finite = [np.isfinite(p).all() for p in (*r.marginals, *r.factor_marginals)]
+        if not all(finite) or r.log_partition is None or np.isnan(r.log_partition):
+            raise _overflow_error("double_loop")
+    return results
 
 
 def _check_double_loop_args(max_iter: Any, tol: Any, max_inner_iter: Any) -> tuple[int, float, int]:
@@ -851,6 +950,8 @@ def _double_loop_run(
         logb = new_logb
         pb, fb = np.exp(logb), factor_beliefs(tilde, lam)
         delta = np.maximum(_row_max_change(pb, old_pb), _row_max_change(fb, old_fb))
+        if np.isnan(delta).any():
+            raise _overflow_error("double_loop")
         old_pb, old_fb = pb, fb
         n_iters[active] = it
         done = delta <= tol
@@ -907,7 +1008,7 @@ def _double_loop_result(
     with np.errstate(invalid="ignore"):
         ent_v = -np.where(pv > 0, pv * logb, 0.0).sum(axis=1)
         energy_v = np.where(pv > 0, pv * theta_v, 0.0).sum(axis=1)
-    log_z = float(energy_v.sum() + ((1.0 - n_v) * ent_v).sum())
+    terms = [(1.0, energy_v), (1.0, (1.0 - n_v) * ent_v)]  # the Bethe log Z, term by term
     all_groups = model.groups()
     big = [g for g in all_groups if g.arity >= 2]
     big_marg: list[np.ndarray] = []
@@ -921,17 +1022,20 @@ def _double_loop_result(
         bf = np.exp(logbf)
         tab = g.tables.reshape(flat.shape)
         with np.errstate(invalid="ignore"):
-            log_z += float(np.where(bf > 0, bf * (tab - logbf), 0.0).sum())
+            terms.append((1.0, np.where(bf > 0, bf * (tab - logbf), 0.0)))
         big_marg.append(bf.reshape(B.shape))
     per_group: list[np.ndarray] = []
     big_iter = iter(big_marg)
     for g in all_groups:
-        if g.arity == 1:
+        if g.arity == 0:  # a constant: belief 1, and its value adds to log Z
+            per_group.append(np.ones(g.tables.shape[0]))
+            terms.append((1.0, g.tables))
+        elif g.arity == 1:
             per_group.append(pv[g.scopes[:, 0], : g.tables.shape[1]])
         else:
             per_group.append(next(big_iter))
-    if np.any(np.all(np.isneginf(logb), axis=1)):
-        log_z = -np.inf  # no feasible value for some variable
+    _check_beliefs(model, fg_all, logb, None, "double_loop", "marginals")
+    log_z = finite_sum(terms, "double_loop: the Bethe estimate of log Z")
     return BeliefPropagationResult(
         fg.marginals(logb),
         fg_all.factor_list(per_group),
@@ -947,18 +1051,26 @@ def _ising_parameters(model: DiscreteModel) -> tuple[np.ndarray, Any] | None:
     """For a binary model with factors of arity <= 2 and finite tables, the fields ``h`` and
     the symmetric sparse coupling matrix ``J`` of its score in ``{0, 1}`` variables,
     ``score(x) = const + h @ x + x @ J @ x / 2`` (the notes' Ising parametrisation);
-    None for any other model."""
+    None for any other model, and for a model without variables or whose ``h`` and ``J``
+    could overflow (``|h_i| + sum_j |J_ij|`` beyond ``1e300``: log-potentials near
+    ``1e308``), which the general paths handle."""
     import scipy.sparse as sp
 
-    if not model.is_binary or any(g.arity > 2 for g in model.groups()):
+    if model.n_variables == 0 or not model.is_binary:
+        return None
+    if any(g.arity > 2 for g in model.groups()):
         return None
     if any(not np.all(np.isfinite(g.tables)) for g in model.groups()):
+        return None
+    if any(np.abs(g.tables).max(initial=0.0) > _ISING_MAX for g in model.groups()):
         return None
     n = model.n_variables
     h = np.zeros(n)
     rows, cols, vals = [], [], []
     for g in model.groups():
         t = g.tables
+        if g.arity == 0:  # a constant: no field, no coupling
+            continue
         if g.arity == 1:
             h += np.bincount(g.scopes[:, 0], weights=t[:, 1] - t[:, 0], minlength=n)
         else:
@@ -975,4 +1087,12 @@ def _ising_parameters(model: DiscreteModel) -> tuple[np.ndarray, Any] | None:
         )
     else:
         J = sp.csr_matrix((n, n))
+    bound = np.abs(h) + np.asarray(abs(J).sum(axis=1)).ravel()
+    if not np.all(bound <= _ISING_MAX):
+        return None
     return h, J
+
+
+#: The largest ``|h_i| + sum_j |J_ij|`` (and table entry) of the Ising fast paths: their
+#: logits ``h_i + (J x)_i`` then cannot overflow.
+_ISING_MAX = 1e300

@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from kernelkit import _memory
+
 __all__ = ["DiscreteModel", "Factor", "FactorGroup", "ising"]
 
 
@@ -153,6 +155,12 @@ class DiscreteModel:
         self.variables = names
         self._position = position
         self._by_name = variables is not None
+        if isinstance(factors, (str, bytes, Mapping)) or not isinstance(factors, Iterable):
+            hint = " (DiscreteModel.from_factors takes a mapping)"
+            raise TypeError(
+                "factors must be an iterable of Factor objects or (scope, table) pairs, got "
+                f"{type(factors).__name__}" + (hint if isinstance(factors, Mapping) else "")
+            )
         self.factors: tuple[Factor, ...] = tuple(
             self._check_factor(f, k) for k, f in enumerate(factors)
         )
@@ -188,11 +196,11 @@ class DiscreteModel:
         """
         if isinstance(cardinalities, Mapping):
             names: list[Hashable] | None = list(cardinalities)
-            cards = [cardinalities[n] for n in cardinalities]
+            cards: Any = [cardinalities[n] for n in cardinalities]
         else:
-            names, cards = None, list(cardinalities)
-        items = factors.items() if isinstance(factors, Mapping) else factors
-        return cls(cards, list(items), variables=names)
+            names, cards = None, cardinalities
+        items = list(factors.items()) if isinstance(factors, Mapping) else factors
+        return cls(cards, items, variables=names)
 
     def _check_factor(self, f: Any, k: int) -> Factor:
         if isinstance(f, Factor):
@@ -207,6 +215,8 @@ class DiscreteModel:
                 ) from None
         if isinstance(scope_in, (str, bytes)) or not isinstance(scope_in, Iterable):
             scope_in = (scope_in,)
+        if table_in is None:
+            raise TypeError(f"factors[{k}]: the table must be an array of numbers, got None")
         scope = []
         for v in scope_in:
             i = self._resolve(v)
@@ -320,6 +330,12 @@ class DiscreteModel:
         -------
         float or ndarray of shape (n,)
             ``-inf`` where a hard constraint is violated.
+
+        Raises
+        ------
+        ValueError
+            ``x`` of the wrong shape or outside the domains; a score beyond the float64
+            range (entries near ``1e308`` adding up past ``1.8e308``).
         """
         arr = np.asarray(x)
         if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
@@ -339,12 +355,34 @@ class DiscreteModel:
                 f"x[{', '.join(map(str, bad))}] = {X[tuple(bad)]} is outside the domain "
                 f"0..{self.cardinalities[bad[-1]] - 1} of variable {self.variables[bad[-1]]!r}"
             )
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = self._sum_entries(X, 1.0)
+            bad = np.flatnonzero(~np.isfinite(total))
+            if bad.size:  # -inf entries, or finite entries near 1e308 whose sum overflowed
+                total[bad] = self._sum_entries(X[bad], 2.0**-64) * 2.0**64
+        if np.isnan(total).any() or np.isposinf(total).any():
+            i = int(np.flatnonzero(np.isnan(total) | np.isposinf(total))[0])
+            raise ValueError(
+                f"the score of x{'' if single else f'[{i}]'} is beyond the float64 range "
+                "(about 1.8e308): the model's log-potentials are too large in magnitude"
+            )
+        return float(total[0]) if single else total
+
+    def _sum_entries(self, X: np.ndarray, scale: float) -> np.ndarray:
+        """``sum_E theta_E(x_E) * scale`` per row of ``X``; with ``scale != 1``, ``-inf``
+        wherever an entry is (with ``scale == 1`` the plain sum, NaN where ``-inf`` meets
+        an overflow)."""
         total = np.zeros(X.shape[0])
+        forbidden = np.zeros(X.shape[0], dtype=bool)
         for g in self.groups():
             vals = X[:, g.scopes]  # (n, n_factors, arity)
             idx = (np.arange(g.scopes.shape[0])[None, :], *np.moveaxis(vals, 2, 0))
-            total += g.tables[idx].sum(axis=1)
-        return float(total[0]) if single else total
+            entries = g.tables[idx]
+            if scale != 1.0:
+                forbidden |= np.isneginf(entries).any(axis=1)
+                entries = entries * scale
+            total += entries.sum(axis=1)
+        return np.where(forbidden, -np.inf, total) if scale != 1.0 else total
 
     def __repr__(self) -> str:
         arities = sorted({f.arity for f in self.factors})
@@ -379,6 +417,8 @@ def _variable_index(model: DiscreteModel, v: Any, name: str = "variable") -> int
     if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         if 0 <= int(v) < model.n_variables:
             return int(v)
+    if model.n_variables == 0:
+        raise ValueError(f"{name} must be a variable of model, but it has none; got {v!r}")
     names = list(model.variables[:10]) + (["..."] if model.n_variables > 10 else [])
     raise ValueError(
         f"{name} must be a variable name or an index 0..{model.n_variables - 1}, got {v!r} "
@@ -500,20 +540,53 @@ def _per_item(values: Any, items: list[Any], name: str, valid: Any) -> np.ndarra
     return arr
 
 
-def _check_cardinalities(cardinalities: Any) -> np.ndarray:
-    if isinstance(cardinalities, (str, bytes)):
-        raise TypeError("cardinalities must be a sequence of integers")
-    arr = np.asarray(
-        list(cardinalities) if not isinstance(cardinalities, np.ndarray) else cardinalities
+#: The largest domain size: products of cardinalities are formed as Python integers, but a
+#: single one must be an int64.
+_MAX_CARDINALITY = 2**62
+
+
+#: Memory of one variable of a DiscreteModel (its cardinality, name and index entry), for
+#: the up-front check of models with very many variables.
+_BYTES_PER_VARIABLE = 200
+
+
+def _check_variables_memory(n_variables: int, request: str) -> None:
+    """Refuse, before anything is built, a model of more variables than could fit in memory."""
+    _memory.check_memory(
+        _BYTES_PER_VARIABLE * n_variables,
+        f"{request} with {n_variables} variables",
+        "use fewer variables",
     )
+
+
+def _check_cardinalities(cardinalities: Any) -> np.ndarray:
+    if isinstance(cardinalities, (str, bytes)) or not isinstance(cardinalities, Iterable):
+        raise TypeError(
+            f"cardinalities must be a sequence of integers, got {type(cardinalities).__name__}"
+        )
+    values = list(cardinalities) if not isinstance(cardinalities, np.ndarray) else cardinalities
+    _check_variables_memory(len(values) if np.ndim(values) else 0, "DiscreteModel")
+    for i, c in enumerate(values if not isinstance(values, np.ndarray) else []):
+        if isinstance(c, int) and not isinstance(c, bool) and abs(c) > _MAX_CARDINALITY:
+            raise ValueError(f"cardinalities[{i}] = {c} is outside 1..{_MAX_CARDINALITY} (2**62)")
+    arr = np.asarray(values)
     if arr.ndim != 1:
         raise ValueError(f"cardinalities must be one-dimensional, got shape {arr.shape}")
     if arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.number)):
         raise TypeError(f"cardinalities must be integers, got dtype {arr.dtype}")
+    if arr.size and np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"cardinalities must be integers, got dtype {arr.dtype}")
+    if arr.size and not np.all(np.isfinite(arr)):
+        raise TypeError("cardinalities must be integers, got NaN or infinity")
     if arr.size and not np.all(arr == np.round(arr)):
         raise TypeError("cardinalities must be integers")
-    arr = arr.astype(np.int64)
     if np.any(arr < 1):
         i = int(np.flatnonzero(arr < 1)[0])
         raise ValueError(f"cardinalities must be >= 1, got cardinalities[{i}] = {arr[i]}")
-    return arr
+    if np.any(arr > _MAX_CARDINALITY):
+        i = int(np.flatnonzero(arr > _MAX_CARDINALITY)[0])
+        raise ValueError(
+            f"cardinalities[{i}] = {arr[i]} is too large: a domain has at most "
+            f"{_MAX_CARDINALITY} (2**62) values"
+        )
+    return arr.astype(np.int64)

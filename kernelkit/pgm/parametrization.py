@@ -44,14 +44,16 @@ True
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from kernelkit import _memory
 from kernelkit._validation import check_int, check_random_state
-from kernelkit.pgm.model import DiscreteModel, _check_model
+from kernelkit.pgm.model import DiscreteModel, _check_model, _check_variables_memory
 
 __all__ = [
     "THESIS_SCALES",
@@ -193,9 +195,16 @@ def _expand(model: DiscreteModel, basis: str, tol: Any) -> BasisExpansion:
             raise ValueError(
                 f"model.factors[{bad}] has -inf entries; a basis expansion needs finite tables"
             )
-        coef = flat @ inverse(k).T  # (n_factors, 2^k), columns: subsets as masks
+        with np.errstate(over="ignore", invalid="ignore"):
+            coef = flat @ inverse(k).T  # (n_factors, 2^k), columns: subsets as masks
+        if not np.all(np.isfinite(coef)):  # entries near 1e308: a power of two first
+            scale = 2.0 ** -(int(np.frexp(np.abs(flat).max())[1]) + k)
+            with np.errstate(over="ignore"):
+                coef = ((flat * scale) @ inverse(k).T) / scale
+            _check_finite_coefficients(coef, g.index, basis)
         masks = _assignments(k).astype(bool)
-        constant += float(coef[:, 0].sum())
+        with np.errstate(over="ignore", invalid="ignore"):
+            constant += float(coef[:, 0].sum())
         for w in range(1, 2**k):
             subs = np.sort(g.scopes[:, masks[w]], axis=1)
             lists = by_size.setdefault(subs.shape[1], ([], []))
@@ -206,10 +215,34 @@ def _expand(model: DiscreteModel, basis: str, tol: Any) -> BasisExpansion:
         subs = np.concatenate(by_size[size][0])
         vals = np.concatenate(by_size[size][1])
         uniq, inv = np.unique(subs, axis=0, return_inverse=True)
-        sums = np.bincount(inv.ravel(), weights=vals, minlength=uniq.shape[0])
+        with np.errstate(over="ignore", invalid="ignore"):
+            sums = np.bincount(inv.ravel(), weights=vals, minlength=uniq.shape[0])
+        if not np.all(np.isfinite(sums)):
+            subset = tuple(uniq[np.flatnonzero(~np.isfinite(sums))[0]].tolist())
+            raise ValueError(
+                f"model: the {basis}-basis coefficient of the subset {subset}, summed over the "
+                "factors, is beyond the float64 range (log-potentials near 1e308): scale "
+                "the tables down"
+            )
         keep = np.abs(sums) > tol
         coefficients.update(zip(map(tuple, uniq[keep].tolist()), sums[keep].tolist(), strict=True))
+    if not np.isfinite(constant):
+        raise ValueError(
+            f"model: the constant of the {basis}-basis expansion is beyond the float64 range "
+            "(log-potentials near 1e308): scale the tables down"
+        )
     return BasisExpansion(basis, coefficients, constant, model.n_variables)
+
+
+def _check_finite_coefficients(coef: np.ndarray, index: np.ndarray, basis: str) -> None:
+    """A clear error for a factor whose basis coefficients overflow float64."""
+    bad = ~np.all(np.isfinite(coef), axis=1)
+    if bad.any():
+        k = int(index[np.flatnonzero(bad)[0]])
+        raise ValueError(
+            f"model.factors[{k}]: its {basis}-basis coefficients are beyond the float64 "
+            "range (differences of log-potentials near 1e308): scale the tables down"
+        )
 
 
 def to_even_basis(model: DiscreteModel, *, tol: float | None = None) -> BasisExpansion:
@@ -238,7 +271,8 @@ def to_even_basis(model: DiscreteModel, *, tol: float | None = None) -> BasisExp
     Raises
     ------
     ValueError
-        A non-binary model or a ``-inf`` entry.
+        A non-binary model or a ``-inf`` entry; a coefficient beyond the float64 range
+        (differences of log-potentials near ``1e308``).
 
     Examples
     --------
@@ -338,12 +372,17 @@ def _from_basis(coefficients: Any, n_variables: Any, constant: Any, matrix: Any)
         raise TypeError(f"constant must be a number, got {type(constant).__name__}") from None
     if not np.isfinite(const):
         raise ValueError(f"constant must be finite, got {const}")
+    _check_variables_memory(n, "from_even_basis / from_moment_basis")
     order = sorted(range(len(subsets)), key=lambda j: (len(subsets[j]), subsets[j]))
     basis_tables = {k: matrix(k)[:, -1].reshape((2,) * k) for k in {len(s) for s in subsets}}
     factors = [(subsets[j], values[j] * basis_tables[len(subsets[j])]) for j in order]
     if const != 0.0:
-        if factors:
-            factors[0] = (factors[0][0], factors[0][1] + const)
+        with np.errstate(over="ignore"):
+            folded = factors[0][1] + const if factors else None
+        if folded is not None and np.all(np.isfinite(folded)):
+            factors[0] = (factors[0][0], folded)
+        elif folded is not None:  # folding would overflow (near 1e308): a constant factor
+            factors.append(((), np.array(const)))
         elif n > 0:
             factors.append(((0,), np.full(2, const)))
         else:
@@ -470,6 +509,11 @@ def random_model(
             raise TypeError(f"scales[{k}] must be a number, got {type(v).__name__}") from None
         if not 0 <= w[k] < np.inf:
             raise ValueError(f"scales[{k}] must be finite and >= 0, got {v!r}")
+    if isinstance(hyperedges, (str, bytes)) or not isinstance(hyperedges, Iterable):
+        raise TypeError(
+            "hyperedges must be a sequence of sequences of variable indices, got "
+            f"{type(hyperedges).__name__}"
+        )
     scopes: list[tuple[int, ...]] = []
     for j, e in enumerate(hyperedges):
         if isinstance(e, (str, bytes)) or not isinstance(e, Iterable):
@@ -488,6 +532,7 @@ def random_model(
         n = check_int(n_variables, "n_variables", minimum=0)
         if n < n_used:
             raise ValueError(f"n_variables={n} but the hyperedges use index {n_used - 1}")
+    _check_variables_memory(n, "random_model")
     rs = check_random_state(random_state)
     draws = rs.uniform(-1.0, 1.0, size=len(scopes))
     tables = {k: _even_matrix(k)[:, -1].reshape((2,) * k) for k in {len(s) for s in scopes}}
@@ -524,7 +569,17 @@ def complete_hypergraph_scopes(n: int, max_arity: int = 4) -> list[tuple[int, ..
     """
     n = check_int(n, "n", minimum=0)
     max_arity = check_int(max_arity, "max_arity", minimum=1)
+    count = sum(math.comb(n, k) for k in range(1, min(max_arity, n) + 1))
+    _memory.check_memory(
+        count * (_BYTES_PER_TUPLE + 8 * min(max_arity, n)),
+        f"complete_hypergraph_scopes(n={n}, max_arity={max_arity}): {count} subsets",
+        "use a smaller n or max_arity",
+    )
     return [s for k in range(1, max_arity + 1) for s in itertools.combinations(range(n), k)]
+
+
+#: Memory of one scope tuple in a list (the tuple, its slot; its small ints are shared).
+_BYTES_PER_TUPLE = 72
 
 
 def toroidal_grid_scopes(L: int) -> list[tuple[int, ...]]:
@@ -553,6 +608,11 @@ def toroidal_grid_scopes(L: int) -> list[tuple[int, ...]]:
     (200, 200, [1, 2, 3, 3, 3])
     """
     L = check_int(L, "L", minimum=3)
+    _memory.check_memory(
+        8 * L * L * (_BYTES_PER_TUPLE + 32 + 4 * 8),
+        f"toroidal_grid_scopes(L={L}): {8 * L * L} scopes",
+        "use a smaller L",
+    )
     r, c = np.divmod(np.arange(L * L), L)
 
     def at(dr: int, dc: int) -> np.ndarray:

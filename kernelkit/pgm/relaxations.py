@@ -75,6 +75,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from kernelkit._validation import check_in, check_int
+from kernelkit.pgm._guards import scale_exponent
 from kernelkit.pgm.model import DiscreteModel, _check_model, _variable_index
 
 __all__ = ["LEVELS", "LPRelaxationResult", "LPSolverError", "lp_relaxation"]
@@ -86,6 +87,11 @@ LEVELS = ("L2", "L3", "L3s", "SA")
 MAX_LP_SIZE = 5_000_000
 
 _INTEGRAL_TOL = 1e-7
+
+_INFEASIBLE = (
+    "the model has no MAP assignment: every assignment is forbidden by its -inf entries "
+    "(log Z = -inf)"
+)
 
 
 class LPSolverError(RuntimeError):
@@ -212,13 +218,17 @@ def lp_relaxation(
     ------
     ValueError
         An unknown ``level``; ``r`` or ``s`` missing, out of range or given with another
-        level; a non-binary or higher-arity model for ``"L3"`` / ``"L3s"``; a model without
-        variables; an LP with more than ``MAX_LP_SIZE`` variables or constraints.
+        level; a non-binary or higher-arity model for ``"L3"`` / ``"L3s"``; an LP with more
+        than ``MAX_LP_SIZE`` variables or constraints; an optimum beyond the float64 range.
+        (A model without variables has the trivial LP, for ``"L2"`` and ``"L3"``: its
+        ``value`` is the sum of its constant factors and its ``assignment`` is empty, as
+        :func:`~kernelkit.pgm.exact.exact_map` gives.)
     TypeError
         ``model`` is not a :class:`DiscreteModel`; ``r`` is not an integer.
     LPSolverError
         HiGHS reports anything but an optimum (e.g. the hard constraints make the
-        relaxation infeasible); the error carries HiGHS's status and message.
+        relaxation infeasible, status 2: then they forbid every assignment of the model,
+        as the message says); the error carries HiGHS's status and message.
 
     Notes
     -----
@@ -261,10 +271,16 @@ def lp_relaxation(
     if level != "L3s" and s is not None:
         raise ValueError(f"s is only used with level='L3s', got s={s!r} with level={level!r}")
     n = model.n_variables
-    if n == 0:
-        raise ValueError("model has no variables")
     s_index = None
-    if level == "SA":
+    # Log-potentials beyond 1e12 (up to 1e308) or all below 1e-3 (down to 5e-324) are solved
+    # in units of a power of two that brings the largest near 1: HiGHS reads costs above
+    # 1e20 as infinite and works to absolute tolerances near 1e-7, and the minimal
+    # parametrisation of "L3" adds four entries. The optimum is linear in the tables.
+    exponent = scale_exponent(model, _LARGE_ENTRY, _SMALL_ENTRY)
+    work = model if exponent == 0 else _scaled(model, exponent)
+    if n == 0 and level in ("L2", "L3"):
+        problem = _trivial(work)
+    elif level == "SA":
         if r is None:
             raise ValueError("level='SA' needs the Sherali-Adams level r")
         r = check_int(r, "r", minimum=1)
@@ -275,18 +291,41 @@ def lp_relaxation(
             )
         if r > n:
             raise ValueError(f"r must be <= the number of variables ({n}), got {r}")
-        problem = _build_sa(model, r)
+        problem = _build_sa(work, r)
     elif level == "L2":
-        problem = _build_l2(model)
+        problem = _build_l2(work)
     else:
         _check_binary_pairwise(model, level)
         if level == "L3s":
             if s is None:
                 raise ValueError("level='L3s' needs the distinguished vertex s")
             s_index = _variable_index(model, s, "s")
-        problem = _build_l3(model, s_index)
+        problem = _build_l3(work, s_index)
+    problem.exponent = exponent
     x, status, message = _solve(problem)
     return problem.result(x, status, message, level, r, s_index)
+
+
+#: Tables with an entry above ``_LARGE_ENTRY``, or all entries below ``_SMALL_ENTRY``, are
+#: rescaled before the LP is built (see lp_relaxation).
+_LARGE_ENTRY = 1e12
+_SMALL_ENTRY = 1e-3
+
+
+def _scaled(model: DiscreteModel, exponent: int) -> DiscreteModel:
+    """``model`` with every table times ``2**exponent`` (exact), by index."""
+    factors = [(f.scope, np.ldexp(f.table, exponent)) for f in model.factors]
+    return DiscreteModel(model.cardinalities.tolist(), factors)
+
+
+def _trivial(model: DiscreteModel) -> _Problem:
+    """The LP of a model without variables: no LP variables, the constant as its value."""
+
+    def reader(x: np.ndarray) -> tuple[Any, Any, Any]:
+        return (), {}, tuple(np.array(1.0) for _ in model.factors)
+
+    empty = np.zeros(0)
+    return _Problem(empty, _constant(model), empty, empty, _Rows(), _Rows(), reader)
 
 
 # -- LP assembly ---------------------------------------------------------------------------------
@@ -335,6 +374,7 @@ class _Problem:
     eq: _Rows
     ub: _Rows
     reader: Any  # x -> (pseudomarginals, cluster_marginals, factor_marginals)
+    exponent: int = 0  # the tables were multiplied by 2**exponent
 
     def check_size(self) -> None:
         n_rows = self.eq.n + self.ub.n
@@ -348,6 +388,14 @@ class _Problem:
         self, x: np.ndarray, status: int, message: str, level: str, r: int | None, s: int | None
     ) -> LPRelaxationResult:
         value = float(self.theta @ x + self.const)
+        if self.exponent != 0:
+            with np.errstate(over="ignore", under="ignore"):
+                value = float(np.ldexp(value, -self.exponent))
+            if not np.isfinite(value):
+                raise ValueError(
+                    "the LP optimum is beyond the float64 range (about 1.8e308): the "
+                    "log-potentials of model are too large in magnitude"
+                )
         pseudo, clusters, factors = self.reader(x)
         integral = bool(np.all(np.minimum(np.abs(x), np.abs(1.0 - x)) <= _INTEGRAL_TOL))
         assignment = None
@@ -373,6 +421,10 @@ class _Problem:
 
 def _solve(problem: _Problem) -> tuple[np.ndarray, int, str]:
     n_cols = problem.theta.shape[0]
+    if n_cols == 0:  # no variables: nothing to solve
+        if problem.const == -np.inf:
+            raise LPSolverError(2, _INFEASIBLE)
+        return np.zeros(0), 0, "no variables: the LP is its constant"
     A_eq, b_eq = problem.eq.matrix(n_cols)
     A_ub, b_ub = problem.ub.matrix(n_cols)
     res = linprog(
@@ -385,7 +437,10 @@ def _solve(problem: _Problem) -> tuple[np.ndarray, int, str]:
         method="highs",
     )
     if res.status != 0 or res.x is None:
-        raise LPSolverError(int(res.status), str(res.message))
+        message = str(res.message)
+        if res.status == 2:  # without -inf entries every polytope holds each assignment
+            message += f" ({_INFEASIBLE})"
+        raise LPSolverError(int(res.status), message)
     return np.asarray(res.x, dtype=np.float64), int(res.status), str(res.message)
 
 

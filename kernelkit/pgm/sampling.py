@@ -28,7 +28,13 @@ from typing import Any
 
 import numpy as np
 
+from kernelkit import _memory
 from kernelkit._validation import check_int, check_random_state
+from kernelkit.pgm._guards import (
+    check_per_variable_memory,
+    feasible_domains,
+    power_of_two_scale,
+)
 from kernelkit.pgm.belief_propagation import (
     _interaction_colouring,
     _ising_parameters,
@@ -80,11 +86,14 @@ def gibbs_sample(
     random_state : None, int, RandomState or Generator
         The same value gives the same samples.
     initial : array-like of int, shape (n_variables,), optional
-        The starting state; default uniformly random. With hard constraints (``-inf``
-        entries) start from a feasible state: a variable whose every value is forbidden
-        given the others is redrawn uniformly. (Hard constraints that tie variables
-        together, such as ``x_1 != x_2`` on binary variables, make single-site Gibbs
-        sampling non-ergodic: the chain cannot leave the start's component.)
+        The starting state; default uniformly random (with hard constraints, ``-inf``
+        entries, uniformly among the values that arc consistency leaves possible). With
+        hard constraints start from a feasible state if you know one: while the state
+        is forbidden, a variable whose every value is forbidden given the others is
+        redrawn uniformly among its possible values; once the state is allowed it stays
+        allowed. (Hard constraints that tie variables together, such as ``x_1 != x_2`` on
+        binary variables, make single-site Gibbs sampling non-ergodic: the chain cannot
+        leave the start's component.)
 
     Returns
     -------
@@ -95,7 +104,11 @@ def gibbs_sample(
     ------
     ValueError
         ``n_samples < 1``, ``burn_in < 0``, ``thin < 1``, ``initial`` of the wrong shape or
-        outside the domains.
+        outside the domains; a model whose ``-inf`` entries forbid every assignment
+        (found by arc consistency, as the exact methods' error), or a chain still in a
+        forbidden state when the first sample is recorded (no assignment of positive
+        probability found: never a sample of probability 0); a model whose per-variable
+        arrays could never fit in memory.
     TypeError
         Non-integer counts; a bad ``random_state``.
 
@@ -135,14 +148,25 @@ def _gibbs(
     burn_in = check_int(burn_in, "burn_in", minimum=0)
     thin = check_int(thin, "thin", minimum=1)
     rng = check_random_state(random_state)
+    check_per_variable_memory(model, "gibbs_sample", 4)
+    _memory.check_memory(
+        8 * n_samples * model.n_variables,
+        f"gibbs_sample(n_samples={n_samples}) of {model.n_variables} variables: samples of "
+        f"shape ({n_samples}, {model.n_variables})",
+        "ask for fewer samples (n_samples), or thin the chain more",
+    )
+    domains = feasible_domains(model, "assignment to sample")  # None without -inf entries
     n = model.n_variables
     cards = model.cardinalities
     K = int(cards.max(initial=1))
-    valid = np.arange(K)[None, :] < cards[:, None]
+    valid = np.arange(K)[None, :] < cards[:, None] if domains is None else domains
     if initial is None:
-        x = np.minimum((rng.random_sample(n) * cards).astype(np.int64), cards - 1)
+        sizes = valid.sum(axis=1)
+        k = np.minimum((rng.random_sample(n) * sizes).astype(np.int64), sizes - 1)
+        x = k if domains is None else _kth_allowed(valid, k)
     else:
         x = _check_initial(initial, cards)
+    scale = power_of_two_scale(model)
     classes = _interaction_colouring(model)
     samples = np.empty((n_samples, n), dtype=np.int64)
     n_sweeps = burn_in + n_samples * thin
@@ -186,9 +210,15 @@ def _gibbs(
                         for q in range(g.arity):
                             index.append(slice(None) if q == p else x[sc[:, q]])
                         vals = g.tables[tuple(index)]  # (len(rows), c_p)
+                        if scale != 1.0:  # log-potentials near 1e308: sums in 1 / scale units
+                            vals = vals * scale
                         idx = sc[:, p][:, None] * K + np.arange(vals.shape[1])[None, :]
                         logits += np.bincount(idx.ravel(), weights=vals.ravel(), minlength=n * K)
                 L = np.where(valid, logits.reshape(n, K), -np.inf)[cl]
+                if scale != 1.0:  # shift each row's top to 0, then back to log units
+                    top = L.max(axis=1)
+                    with np.errstate(over="ignore"):
+                        L = (L - np.where(np.isfinite(top), top, 0.0)[:, None]) / scale
                 stuck = np.all(np.isneginf(L), axis=1)
                 L = np.where(stuck[:, None] & valid[cl], 0.0, L)
                 cdf = np.cumsum(np.exp(_normalise_rows(L, "sum")), axis=1)
@@ -196,12 +226,30 @@ def _gibbs(
                 x[cl] = np.minimum(new, cards[cl] - 1)
             if t > burn_in and (t - burn_in) % thin == 0:
                 samples[(t - burn_in) // thin - 1] = x
+        # An allowed state stays allowed (a variable's current value has positive
+        # probability given the others): the first sample decides for all of them.
+        if domains is not None and model.score(samples[0]) == -np.inf:
+            raise ValueError(
+                "gibbs_sample found no assignment of positive probability: after "
+                f"{burn_in + thin} sweeps the chain is still in a state forbidden by the "
+                "model's -inf entries, and every sample would have probability 0. The model "
+                "may forbid every assignment (exact_log_partition(model) == -inf tells on "
+                "small models); if not, start from an allowed state with initial= (hard "
+                "constraints can make single-site Gibbs sampling non-ergodic)"
+            )
     counts = (
         np.bincount((np.arange(n)[None, :] * K + samples).ravel(), minlength=n * K).reshape(n, K)
         / n_samples
     )
     marginals = [counts[v, : cards[v]] for v in range(n)]
     return GibbsResult(samples, marginals)
+
+
+def _kth_allowed(allowed: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Per row of the boolean ``(n, K)`` array ``allowed``, the index of its ``k``-th True."""
+    rank = np.cumsum(allowed, axis=1) - 1  # rank of each True among its row's
+    hit = allowed & (rank == k[:, None])
+    return np.argmax(hit, axis=1).astype(np.int64)
 
 
 def _check_initial(initial: Any, cards: np.ndarray) -> np.ndarray:

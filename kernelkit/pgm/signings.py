@@ -62,6 +62,7 @@ import numpy as np
 from networkx.algorithms.approximation import treewidth_min_fill_in
 from scipy.optimize import linprog
 
+from kernelkit import _memory
 from kernelkit._validation import check_int, check_random_state
 from kernelkit.pgm.model import DiscreteModel, ising
 from kernelkit.pgm.relaxations import lp_relaxation
@@ -329,7 +330,16 @@ def odd_complete_graph(n: int) -> SignedGraph:
     ([-1, -1, -1, -1, -1, -1], False)
     """
     n = check_int(n, "n", minimum=1)
+    _memory.check_memory(
+        _BYTES_PER_EDGE * (n * (n - 1) // 2),
+        f"odd_complete_graph(n={n}): a networkx graph with {n * (n - 1) // 2} edges",
+    )
     return SignedGraph.from_signs(nx.complete_graph(n), -1)
+
+
+#: Memory of one edge of a networkx graph (two adjacency entries and their attribute
+#: dicts), for the up-front check of :func:`odd_complete_graph`.
+_BYTES_PER_EDGE = 500
 
 
 def octahedron_graph() -> Any:
@@ -431,7 +441,7 @@ def _edge_permutations(G: Any) -> np.ndarray:
     perms = [
         [index[frozenset((sigma[u], sigma[v]))] for u, v in edges] for sigma in automorphisms(G)
     ]
-    return np.array(perms, dtype=np.int64).reshape(-1, len(edges))
+    return np.array(perms, dtype=np.int64).reshape(len(perms), len(edges))
 
 
 def signing_orbits(G: Any) -> SigningOrbits:

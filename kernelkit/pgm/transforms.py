@@ -124,7 +124,7 @@ def clamp(model: DiscreteModel, variable: Any, value: int) -> DiscreteModel:
     keep = [v for v in range(model.n_variables) if v != i]
     new_index = {v: j for j, v in enumerate(keep)}
     factors: list[tuple[tuple[int, ...], np.ndarray]] = []
-    constant = 0.0
+    constants = []
     for f in model.factors:
         if i in f.scope:
             axis = f.scope.index(i)
@@ -135,16 +135,35 @@ def clamp(model: DiscreteModel, variable: Any, value: int) -> DiscreteModel:
         if scope:
             factors.append((scope, table))
         else:
-            constant += float(table)
+            constants.append(float(table))
+    constant = _constant_sum(constants)
     if constant != 0.0:
-        if factors:
-            factors[0] = (factors[0][0], factors[0][1] + constant)
-        elif keep:
+        with np.errstate(over="ignore"):
+            folded = factors[0][1] + constant if factors else None
+        if folded is not None and not np.isposinf(folded).any():
+            factors[0] = (factors[0][0], folded)
+        elif keep and folded is None:
             factors.append(((0,), np.full(int(model.cardinalities[keep[0]]), constant)))
-        else:
+        else:  # no variable left, or folding would overflow (entries near 1e308)
             factors.append(((), np.array(constant)))
     cards = [int(model.cardinalities[v]) for v in keep]
     return _build(cards, factors, [model.variables[v] for v in keep])
+
+
+def _constant_sum(values: list[float]) -> float:
+    """The sum of the constant factors left by clamping: ``-inf`` if one is, a clear error
+    if it is beyond the float64 range."""
+    if any(v == -np.inf for v in values):
+        return -np.inf
+    total = float(sum(values))
+    if not np.isfinite(total):  # a partial sum overflowed: add in units of 2**64
+        total = float(sum(v * 2.0**-64 for v in values)) * 2.0**64
+    if not np.isfinite(total):
+        raise ValueError(
+            "the clamped factors add up to a constant beyond the float64 range (about "
+            "1.8e308): the log-potentials of model are too large in magnitude"
+        )
+    return total
 
 
 def flip(model: DiscreteModel, variables: Any) -> DiscreteModel:
@@ -238,6 +257,8 @@ class Rerooting:
         float
             ``log_z - log 2`` for an uprooting, else ``log_z``.
         """
+        if isinstance(log_z, (bool, np.bool_)) or not isinstance(log_z, (int, float, np.number)):
+            raise TypeError(f"log_z must be a number, got {type(log_z).__name__}")
         return float(log_z) - (math.log(2.0) if self.kind == "uprooted" else 0.0)
 
     def _assignments(self, x: Any, n: int, name: str) -> tuple[np.ndarray, bool]:
@@ -322,8 +343,16 @@ class Rerooting:
             ``p(x_U, x_i = 0) = p_i(x_U, x_0 = 0)``, ``p(x_U, x_i = 1) = p_i(x_bar_U,
             x_0 = 1)`` (rerooted).
         """
-        sc = [int(v) for v in scope]
-        T = np.asarray(table, dtype=np.float64)
+        if isinstance(scope, (str, bytes)) or not hasattr(scope, "__iter__"):
+            raise TypeError(f"scope must be a sequence of variable indices, got {scope!r}")
+        try:
+            sc = [int(v) for v in scope]
+            T = np.asarray(table, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                "scope must hold variable indices and table must be an array of numbers, "
+                f"got {scope!r} and {type(table).__name__}"
+            ) from None
         if any(not 0 <= v < self.model.n_variables for v in sc) or len(set(sc)) != len(sc):
             raise ValueError(f"scope must hold distinct variable indices of model, got {scope!r}")
         if T.shape != (2,) * len(sc):
@@ -411,6 +440,12 @@ class Rerooting:
             A variable shares no factor with the root (its joint with the root is not
             among the beliefs).
         """
+        for name, value in (("marginals", marginals), ("factor_marginals", factor_marginals)):
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+                raise TypeError(
+                    f"{name} must be a sequence of arrays (e.g. loopy_bp(model).{name}), "
+                    f"got {type(value).__name__}"
+                )
         if self.root is None:
             return np.array([np.asarray(m, dtype=np.float64) for m in marginals])
         work, root = self.model, self.root

@@ -40,6 +40,7 @@ Examples
 from __future__ import annotations
 
 import io
+import math
 import os
 from pathlib import Path
 from typing import IO
@@ -138,18 +139,31 @@ def read_uai(source: str | os.PathLike[str] | IO[str]) -> DiscreteModel:
         preamble, non-integer or negative counts, a scope naming an unknown or repeated
         variable, a table whose entry count is not the product of its scope's
         cardinalities, a negative or non-numeric entry, missing or extra tokens.
+    TypeError
+        ``source`` is neither a path nor a text file object (``None``, a number, bytes,
+        a file opened in binary mode).
     """
     if isinstance(source, (str, os.PathLike)):
         name = str(source)
         text = Path(source).read_text()
-    else:
+    elif callable(getattr(source, "read", None)):
         name = getattr(source, "name", "<stream>")
         text = source.read()
-    tokens = _Tokens(text, name)
+        if not isinstance(text, str):
+            raise TypeError(
+                f"source must be a text file object (open it in text mode), but read() "
+                f"gave {type(text).__name__}"
+            )
+    else:
+        raise TypeError(
+            f"source must be a path (str or os.PathLike) or a text file object, got "
+            f"{type(source).__name__}"
+        )
+    tokens = _Tokens(text, str(name))
     kind, line = tokens.next("the network type (MARKOV or BAYES)")
     if kind.upper() not in _KINDS:
         raise tokens._error(line, f"expected MARKOV or BAYES, got {kind!r}")
-    n = tokens.integer("the number of variables", 1)
+    n = tokens.integer("the number of variables", 0)
     cards = [tokens.integer(f"the cardinality of variable {i}", 1) for i in range(n)]
     n_factors = tokens.integer("the number of factors", 0)
     scopes: list[tuple[int, ...]] = []
@@ -173,7 +187,7 @@ def read_uai(source: str | os.PathLike[str] | IO[str]) -> DiscreteModel:
     factors = []
     for k, fscope in enumerate(scopes):
         shape = tuple(cards[v] for v in fscope)
-        expected = int(np.prod(shape, dtype=np.int64))
+        expected = math.prod(shape)  # a Python int: no wrap-around for huge domains
         count = tokens.integer(f"the number of entries of factor {k}", 0)
         if count != expected:
             _, line = tokens._items[tokens._pos - 1]
@@ -196,7 +210,9 @@ def write_uai(model: DiscreteModel, target: str | os.PathLike[str] | IO[str]) ->
 
     Variables are written by index (``model.variables`` are not stored); the potentials
     are ``exp(table)`` with 17 significant digits, so a read-back model has the same
-    log-potentials to about 1e-15 relative (``-inf`` round-trips through 0).
+    log-potentials to about 1e-15 relative (``-inf`` round-trips through 0; potentials
+    below ``2.2e-308``, log-potentials below about ``-708.4``, are subnormal floats with
+    fewer significant digits).
 
     Parameters
     ----------
@@ -204,8 +220,42 @@ def write_uai(model: DiscreteModel, target: str | os.PathLike[str] | IO[str]) ->
         The model to write.
     target : path or text file object
         Where to write (a path, overwritten, or an open text file).
+
+    Raises
+    ------
+    TypeError
+        ``model`` is not a DiscreteModel; ``target`` is neither a path nor a text file
+        object.
+    ValueError
+        A finite log-potential whose potential ``exp(theta)`` is not a positive float64:
+        above about ``709.78`` it overflows, below about ``-745.13`` it would be written as
+        0 and read back as ``-inf`` (a hard constraint). Shift that factor's table by a
+        constant first (which shifts ``log Z`` by the same constant).
     """
     _check_model(model)
+    if not isinstance(target, (str, os.PathLike)):
+        if not callable(getattr(target, "write", None)):
+            raise TypeError(
+                f"target must be a path (str or os.PathLike) or a text file object, got "
+                f"{type(target).__name__}"
+            )
+        if isinstance(target, (io.RawIOBase, io.BufferedIOBase)):
+            raise TypeError("target must be a text file object (open it in text mode)")
+    potentials = []
+    for k, f in enumerate(model.factors):
+        finite = np.isfinite(f.table)
+        with np.errstate(over="ignore", under="ignore"):
+            psi = np.exp(f.table)
+        bad = finite & ~((psi > 0) & np.isfinite(psi))
+        if bad.any():
+            theta = float(f.table[bad][0])
+            raise ValueError(
+                f"model.factors[{k}] has the log-potential {theta!r}, whose potential "
+                f"exp({theta!r}) is {'beyond' if theta > 0 else 'below'} the float64 range: "
+                "the UAI format stores potentials; shift the factor's table by a constant "
+                "first (log Z shifts by the same constant)"
+            )
+        potentials.append(psi)
     buf = io.StringIO()
     buf.write("MARKOV\n")
     buf.write(f"{model.n_variables}\n")
@@ -213,9 +263,9 @@ def write_uai(model: DiscreteModel, target: str | os.PathLike[str] | IO[str]) ->
     buf.write(f"{len(model.factors)}\n")
     for f in model.factors:
         buf.write(" ".join(str(x) for x in (len(f.scope), *f.scope)) + "\n")
-    for f in model.factors:
+    for f, psi in zip(model.factors, potentials, strict=True):
         buf.write(f"\n{f.table.size}\n")
-        buf.write(" ".join(f"{v:.17g}" for v in np.exp(f.table).ravel()) + "\n")
+        buf.write(" ".join(f"{v:.17g}" for v in psi.ravel()) + "\n")
     if isinstance(target, (str, os.PathLike)):
         Path(target).write_text(buf.getvalue())
     else:

@@ -31,6 +31,12 @@ import numpy as np
 from scipy.special import expit
 
 from kernelkit._validation import check_int
+from kernelkit.pgm._guards import (
+    check_per_variable_memory,
+    feasible_domains,
+    finite_sum,
+    power_of_two_scale,
+)
 from kernelkit.pgm.belief_propagation import (
     _check_tol,
     _FactorGraph,
@@ -52,8 +58,8 @@ class MeanFieldResult:
     marginals : list of ndarray
         ``q_v``, one array per variable (summing to 1).
     lower_bound : float
-        ``E_q[score] + sum_v H(q_v)``, a lower bound on ``log Z`` (``-inf`` when ``q`` puts
-        mass on a forbidden joint value).
+        ``E_q[score] + sum_v H(q_v)``, a lower bound on ``log Z``; finite (a ``q`` that
+        puts mass on a forbidden joint value, of bound ``-inf``, raises a ValueError).
     converged : bool
         Whether the largest change of a ``q_v(x)`` in the last sweep was below ``tol``.
     n_iter : int
@@ -82,14 +88,16 @@ def _contract(tables: np.ndarray, q: list[np.ndarray], keep: int | None) -> np.n
 
 
 def _lower_bound(fg: _FactorGraph, probs: np.ndarray) -> float:
-    """``E_q[score] + sum_v H(q_v)`` for ``(n, K)`` marginals (zero padding)."""
-    total = 0.0
+    """``E_q[score] + sum_v H(q_v)`` for ``(n, K)`` marginals (zero padding); a sum of
+    expectations near ``1e308`` that cancel is added up without overflow."""
+    terms = []
     for g in fg.groups:
         q = [probs[g.scopes[:, i], : g.tables.shape[i + 1]] for i in range(g.arity)]
-        total += float(_contract(g.tables, q, None).sum())
+        terms.append((1.0, _contract(g.tables, q, None)))
     with np.errstate(divide="ignore", invalid="ignore"):
         ent = -np.where(probs > 0, probs * np.log(probs), 0.0).sum()
-    return total + float(ent)
+    terms.append((1.0, np.array(ent)))
+    return finite_sum(terms, "mean_field: the lower bound E_q[score] + H(q)")
 
 
 def mean_field(
@@ -112,9 +120,16 @@ def mean_field(
     initial : sequence of array-like, optional
         Starting marginals, one per variable (nonnegative, normalised here); default
         uniform. (For a model symmetric under flipping all spins the uniform start is a
-        fixed point; pass an asymmetric start to break the symmetry. With hard
-        constraints (``-inf`` entries), start from marginals whose support is feasible:
-        a variable all of whose values have expected score ``-inf`` keeps its ``q_v``.)
+        fixed point; pass an asymmetric start to break the symmetry.) With hard
+        constraints (``-inf`` entries), values that arc consistency rules out (they have
+        probability 0) are first removed from the start (a start left with no value on
+        a variable becomes uniform on its remaining values). While ``q`` puts mass on
+        forbidden joint values, a variable all of whose values have expected score
+        ``-inf`` moves to the value that meets the least forbidden mass (ties: the
+        highest expected finite score, then the smallest value): the limit, as the
+        penalty ``M`` of a forbidden value grows, of the update with ``-inf`` replaced
+        by ``-M``; once the support of ``q`` avoids every forbidden joint value it does
+        so ever after, and each update increases the bound.
 
     Returns
     -------
@@ -125,7 +140,11 @@ def mean_field(
     ------
     ValueError
         ``max_iter < 0``, ``tol < 0``, ``initial`` of the wrong shapes or not a
-        distribution.
+        distribution; a model whose ``-inf`` entries forbid every assignment (found by arc
+        consistency), or for which the sweeps end at a ``q`` that still puts mass on
+        forbidden joint values (no product distribution was found that avoids them:
+        every one does when the model forbids every assignment); a model whose
+        per-variable arrays could never fit in memory.
 
     Examples
     --------
@@ -140,11 +159,20 @@ def mean_field(
     model = _check_model(model)
     max_iter = check_int(max_iter, "max_iter", minimum=0)
     tol = _check_tol(tol)
+    check_per_variable_memory(model, "mean_field", 6)
+    domains = feasible_domains(model, "marginals")  # None without -inf entries
     fg = _FactorGraph(model)
-    n, K = fg.n, fg.K
-    probs = np.where(fg.valid, 1.0, 0.0) / fg.cards[:, None]
+    n = fg.n
+    allowed = fg.valid if domains is None else domains
+    uniform = allowed / allowed.sum(axis=1, keepdims=True)
+    probs = uniform
     if initial is not None:
         probs = _check_initial(initial, fg)
+        if domains is not None:  # drop the values of probability 0
+            probs = np.where(domains, probs, 0.0)
+            mass = probs.sum(axis=1, keepdims=True)
+            probs = np.where(mass > 0, probs / np.where(mass > 0, mass, 1.0), uniform)
+    scale = power_of_two_scale(model)
 
     ising = _ising_parameters(model)
     classes = _interaction_colouring(model)
@@ -166,22 +194,98 @@ def mean_field(
         for n_iter in range(1, max_iter + 1):  # noqa: B007
             old = probs.copy()
             for cl in classes:
-                logits = np.zeros(n * K)
-                for g in fg.groups:
-                    q = [probs[g.scopes[:, i], : g.tables.shape[i + 1]] for i in range(g.arity)]
-                    for p in range(g.arity):
-                        e = _contract(g.tables, q, p)
-                        idx = g.scopes[:, p][:, None] * K + np.arange(e.shape[1])[None, :]
-                        logits += np.bincount(idx.ravel(), weights=e.ravel(), minlength=n * K)
-                L = np.where(fg.valid, logits.reshape(n, K), -np.inf)[cl]
-                allneg = np.all(np.isneginf(L), axis=1)  # every value forbidden: keep q_v
+                L = _expected_scores(fg, probs, scale)[cl]
+                stuck = np.flatnonzero(np.all(np.isneginf(L), axis=1))
                 new = np.exp(_normalise_rows(L, "sum"))
-                probs[cl] = np.where(allneg[:, None], probs[cl], new)
+                if stuck.size:  # every value meets forbidden mass: the least of it wins
+                    new[stuck] = _least_forbidden(fg, probs, allowed, cl[stuck], scale, tol)
+                probs[cl] = new
             if np.max(np.abs(probs - old), initial=0.0) <= tol:
                 converged = True
                 break
     marginals = [probs[v, : fg.cards[v]] for v in range(n)]
-    return MeanFieldResult(marginals, _lower_bound(fg, probs), converged, n_iter)
+    bound = _lower_bound(fg, probs)
+    if bound == -np.inf:
+        how = "converged to" if converged else f"ended, after {n_iter} sweeps, at"
+        raise ValueError(
+            f"mean_field found no assignment of positive probability: its sweeps {how} "
+            "marginals that put mass on assignments forbidden by the -inf entries (lower "
+            "bound -inf). The model may forbid every assignment (exact_log_partition(model) "
+            "== -inf tells on small models); if not, pass initial= marginals whose support "
+            "avoids the forbidden values, or more max_iter"
+        )
+    return MeanFieldResult(marginals, bound, converged, n_iter)
+
+
+def _expected_scores(fg: _FactorGraph, probs: np.ndarray, scale: float) -> np.ndarray:
+    """``(n, K)``: ``E_{q_{-v}}[sum_{f ∋ v} theta_f(x_v, X_{f \\ v})]`` for every variable
+    and value (``-inf`` where ``q`` meets a forbidden joint value; padding ``-inf``). With
+    ``scale < 1`` (log-potentials near ``1e308``, whose sums could overflow) each row is
+    computed in units of ``1 / scale`` and shifted to a maximum of 0 (the update is
+    invariant to the shift), then scaled back: only entries that are more than ``1.8e308``
+    below the row's top reach ``-inf``, of probability 0 either way."""
+    n, K = fg.n, fg.K
+    logits = np.zeros(n * K)
+    for g in fg.groups:
+        q = [probs[g.scopes[:, i], : g.tables.shape[i + 1]] for i in range(g.arity)]
+        for p in range(g.arity):
+            e = _contract(g.tables, q, p)
+            if scale != 1.0:
+                e = e * scale
+            idx = g.scopes[:, p][:, None] * K + np.arange(e.shape[1])[None, :]
+            logits += np.bincount(idx.ravel(), weights=e.ravel(), minlength=n * K)
+    L = np.where(fg.valid, logits.reshape(n, K), -np.inf)
+    if scale != 1.0:
+        top = L.max(axis=1, initial=-np.inf)
+        with np.errstate(over="ignore"):
+            L = (L - np.where(np.isfinite(top), top, 0.0)[:, None]) / scale
+    return L
+
+
+def _least_forbidden(
+    fg: _FactorGraph,
+    probs: np.ndarray,
+    allowed: np.ndarray,
+    rows: np.ndarray,
+    scale: float,
+    tol: float,
+) -> np.ndarray:
+    """New ``q_v`` ``(len(rows), K)`` for the variables ``rows``, every value of which meets
+    forbidden mass under ``q`` (``allowed``: the values arc consistency leaves): the limit
+    of the update with ``-inf`` replaced by ``-M``, ``M -> inf``: ``q_v ∝ exp(E[finite
+    part])`` on the values whose factors put the least ``q``-mass on forbidden joint values.
+    Where that leaves ``q_v`` as it was (a symmetric start, as ``x_0 == x_1`` from uniform
+    marginals), a point mass on the first of those values with the highest expected finite
+    score breaks the tie."""
+    n, K = fg.n, fg.K
+    mass = np.zeros(n * K)
+    finite = np.zeros(n * K)
+    for g in fg.groups:
+        q = [probs[g.scopes[:, i], : g.tables.shape[i + 1]] for i in range(g.arity)]
+        forbidden = np.isneginf(g.tables)
+        allowed_tables = np.where(forbidden, 0.0, g.tables) * scale
+        for p in range(g.arity):
+            idx = (g.scopes[:, p][:, None] * K + np.arange(g.tables.shape[p + 1])[None, :]).ravel()
+            m = _contract(forbidden.astype(np.float64), q, p)
+            mass += np.bincount(idx, weights=m.ravel(), minlength=n * K)
+            e = _contract(allowed_tables, q, p)
+            finite += np.bincount(idx, weights=e.ravel(), minlength=n * K)
+    valid = allowed[rows]
+    mass = np.where(valid, mass.reshape(n, K)[rows], np.inf)
+    finite = np.where(valid, finite.reshape(n, K)[rows], -np.inf)
+    least = mass == mass.min(axis=1, keepdims=True)
+    logits = np.where(least, finite, -np.inf)
+    if scale != 1.0:
+        top = logits.max(axis=1, keepdims=True)
+        with np.errstate(over="ignore"):
+            logits = (logits - top) / scale
+    out = np.exp(_normalise_rows(logits, "sum"))
+    same = np.max(np.abs(out - probs[rows]), axis=1) <= tol
+    if same.any():
+        choice = np.argmax(logits[same], axis=1)
+        out[same] = 0.0
+        out[np.flatnonzero(same), choice] = 1.0
+    return out
 
 
 def _check_initial(initial: Any, fg: _FactorGraph) -> np.ndarray:

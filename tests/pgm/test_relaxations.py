@@ -415,8 +415,9 @@ def test_bad_arguments():
         lp_relaxation(m, "L3s", s="a")
     with pytest.raises(TypeError, match="model must be a DiscreteModel"):
         lp_relaxation(nx.path_graph(3))
-    with pytest.raises(ValueError, match="no variables"):
-        lp_relaxation(DiscreteModel([], []))
+    # issue 28: a model without variables has the trivial LP (was: "no variables" error);
+    # tests/pgm/test_bad_input.py checks its value and assignment
+    assert lp_relaxation(DiscreteModel([], [])).value == 0.0
 
 
 def test_r_below_the_largest_arity():
