@@ -156,7 +156,10 @@ def catalog() -> list[DatasetInfo]:
 
 
 def _canonical(name: str) -> str:
-    canonical = _CANONICAL.get(str(name).lower())
+    if not isinstance(name, str):
+        names = ", ".join(info.name for info in _CATALOG)
+        raise TypeError(f"name must be a str, one of {names}; got {type(name).__name__}")
+    canonical = _CANONICAL.get(name.lower())
     if canonical is None:
         names = ", ".join(info.name for info in _CATALOG)
         raise ValueError(f"unknown dataset {name!r}; choose one of {names}")
@@ -182,6 +185,8 @@ def load_dataset(name: str) -> Any:
 
     Raises
     ------
+    TypeError
+        If ``name`` is not a str.
     ValueError
         If ``name`` is not in the catalog.
 
@@ -210,6 +215,13 @@ def provenance(name: str) -> str:
         packaged ``PROVENANCE.md`` (source repository and commit, cleaning, checks, sha256
         of every file), followed by the upstream description (README / ``.names`` file or
         ARFF header) when it is short.
+
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str.
+    ValueError
+        If ``name`` is not in the catalog.
 
     Examples
     --------

@@ -18,6 +18,8 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+from kernelkit._memory import check_memory, format_bytes
+
 from . import _files
 from ._graphs import build_graphs
 from ._text import int_table
@@ -34,6 +36,13 @@ _SUFFIXES = {
     "edge_labels": "_edge_labels.txt",
 }
 _REQUIRED = ("A", "graph_indicator", "graph_labels")
+#: Peak bytes of parsing per byte of text (the bytes read, their normalised copies,
+#: NumPy's per-byte masks and the int64 tables: about 18 measured on NCI1), a lower
+#: bound: a folder whose text needs more than the machine has is refused before reading.
+_PARSE_BYTES_PER_TEXT_BYTE = 10
+#: Bytes of networkx graphs per node and per row of ``DS_A.txt`` (the node, adjacency and
+#: attribute dicts: about 180 measured on NCI1), a lower bound.
+_GRAPH_BYTES_PER_ITEM = 150
 
 
 def load_tu(name: str) -> tuple[list[nx.Graph], np.ndarray]:
@@ -122,11 +131,15 @@ def read_tu(
         If ``directory`` is not a path or ``name`` not a str.
     FileNotFoundError
         If ``directory`` or a required file is missing.
+    NotADirectoryError
+        If ``directory`` is a file.
     ValueError
-        If the name cannot be inferred, or a file is malformed (wrong number of values on a
-        line, non-integer values, node ids out of range, an edge joining two graphs, graph
-        ids not ``1..N``, files of inconsistent lengths); the message names the file and,
-        where there is one, the 1-based line.
+        If ``directory`` is empty, ``name`` is empty or holds a folder separator, the name
+        cannot be inferred, the text or the graphs would need more memory than this
+        machine has, or a file is malformed (wrong number of values on a line, non-integer
+        values, node ids out of range, an edge joining two graphs, graph ids not ``1..N``,
+        files of inconsistent lengths); the message names the file and, where there is
+        one, the 1-based line.
 
     Examples
     --------
@@ -142,7 +155,20 @@ def read_tu(
         raise TypeError(
             f"name must be a str (the DS of DS_A.txt) or None, got {type(name).__name__}"
         )
+    if not os.fspath(directory):  # Path("") is the current folder: never what was meant
+        raise ValueError("directory must not be empty: give the TU dataset's folder")
+    if name is not None and (
+        not name.strip() or any(sep in name for sep in ("/", os.sep, os.altsep) if sep)
+    ):
+        raise ValueError(
+            f"name must be the non-empty prefix DS of DS_A.txt in directory (no folder "
+            f"separators), got {name!r}"
+        )
     directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise NotADirectoryError(
+            f"{directory} is a file, not a folder: give the folder that holds the TU files"
+        )
     if not directory.is_dir():
         raise FileNotFoundError(f"TU dataset folder {directory} does not exist")
     if name is None:
@@ -167,6 +193,12 @@ def read_tu(
 def _parse_tu(name: str, paths: dict[str, Path]) -> tuple[list[nx.Graph], np.ndarray]:
     """Parse and check the TU files in ``paths`` (role -> path); build the graphs."""
     src = {role: str(path) for role, path in paths.items()}
+    text_bytes = sum(path.stat().st_size for path in paths.values())
+    check_memory(
+        text_bytes * _PARSE_BYTES_PER_TEXT_BYTE,
+        f"reading the TU dataset {name} ({format_bytes(text_bytes)} of text)",
+        "read a smaller dataset, or split it into several folders",
+    )
     tables = {
         role: int_table(path.read_bytes(), src[role], 2 if role == "A" else 1)
         for role, path in paths.items()
@@ -195,6 +227,12 @@ def _parse_tu(name: str, paths: dict[str, Path]) -> tuple[list[nx.Graph], np.nda
             f"{src['A']}, line {j + 1}: edge ({u[j] + 1}, {v[j] + 1}) joins graph "
             f"{graph_u[j]} and graph {graph_v[j]}"
         )
+    check_memory(
+        (n_nodes + len(edges)) * _GRAPH_BYTES_PER_ITEM,
+        f"building the TU dataset {name} as {n_graphs} networkx graphs of {n_nodes} nodes "
+        f"and {len(edges)} node pairs",
+        "networkx keeps every node and edge in Python dicts; read a smaller dataset",
+    )
     node_labels = tables.get("node_labels")
     edge_labels = tables.get("edge_labels")
     graphs = build_graphs(

@@ -63,6 +63,13 @@ def load_uci(name: str) -> Table:
         ``X`` (float64, shape ``(n_samples, n_features)``), ``y`` (float64, shape
         ``(n_samples,)``) and ``feature_names`` (the column names of ``X``).
 
+    Raises
+    ------
+    TypeError
+        If ``name`` is not a str.
+    ValueError
+        If ``name`` is not one of the names above.
+
     Notes
     -----
     ``boston`` contains a race-based column ``B``; scikit-learn removed the dataset for
@@ -79,7 +86,11 @@ def load_uci(name: str) -> Table:
     >>> boston.X.shape, round(float(boston.y.mean()), 4), boston.feature_names[-1]
     ((506, 13), 22.5328, 'LSTAT')
     """
-    loader = _LOADERS.get(str(name).lower())
+    if not isinstance(name, str):
+        raise TypeError(
+            f"name must be a str, one of {', '.join(_LOADERS)}; got {type(name).__name__}"
+        )
+    loader = _LOADERS.get(name.lower())
     if loader is None:
         raise ValueError(f"unknown UCI dataset {name!r}; choose one of {', '.join(_LOADERS)}")
     return loader()

@@ -15,7 +15,12 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from kernelkit.distributed.client import DEFAULT_TIMEOUT, dask_client
+from kernelkit.distributed.client import (
+    DEFAULT_TIMEOUT,
+    _check_scheduler_address,
+    dask_client,
+    import_distributed,
+)
 
 __all__ = ["add_cluster_arguments", "cluster_from_args"]
 
@@ -28,7 +33,14 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     ----------
     parser : argparse.ArgumentParser
         The parser of a subcommand; modified in place.
+
+    Raises
+    ------
+    TypeError
+        ``parser`` is not an ``argparse.ArgumentParser``.
     """
+    if not isinstance(parser, argparse.ArgumentParser):
+        raise TypeError(f"parser must be an argparse.ArgumentParser, got {type(parser).__name__}")
     group = parser.add_argument_group(
         "scaling out (Dask; pip install 'kernelkit[dask]')",
         "without these options the work runs in this process",
@@ -59,7 +71,8 @@ def cluster_from_args(
         Parsed arguments; ``args.scheduler`` and ``args.n_workers`` are read when present
         (see :func:`add_cluster_arguments`).
     timeout : float, default=10
-        Seconds to wait for the scheduler before giving up.
+        Seconds to wait for a scheduler to answer before giving up, as in
+        :func:`~kernelkit.distributed.dask_client`.
     stream : file-like, optional
         Where the dashboard link is printed; ``None`` means standard output.
 
@@ -72,12 +85,21 @@ def cluster_from_args(
     Raises
     ------
     kernelkit.cli.UsageError
-        Both options given, or ``--n-workers`` below 1 (exit status 2).
+        Both options given, ``--n-workers`` below 1, or a ``--scheduler`` that is not an
+        address (no port, an unknown scheme: exit status 2, before any connection).
     ConnectionError
-        No scheduler answered within ``timeout`` seconds.
+        No Dask scheduler answered within about ``timeout`` seconds (or what answered is
+        not one; see :func:`~kernelkit.distributed.dask_client`).
+    TypeError
+        ``args`` is not an ``argparse.Namespace``.
     """
     from kernelkit.cli import UsageError
 
+    if not isinstance(args, argparse.Namespace):
+        raise TypeError(
+            "args must be an argparse.Namespace (parsed by a parser given "
+            f"add_cluster_arguments), got {type(args).__name__}"
+        )
     scheduler, n_workers = getattr(args, "scheduler", None), getattr(args, "n_workers", None)
     if scheduler is not None and n_workers is not None:
         raise UsageError(
@@ -86,6 +108,12 @@ def cluster_from_args(
         )
     if n_workers is not None and n_workers < 1:
         raise UsageError(f"--n-workers must be at least 1, got {n_workers}")
+    if scheduler is not None:
+        distributed = import_distributed("--scheduler")
+        try:  # a malformed address is misuse, told at once (no connection is tried)
+            _check_scheduler_address(scheduler, distributed, "--scheduler")
+        except (TypeError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
     with dask_client(scheduler, n_workers, timeout=timeout) as client:
         if client is not None:
             out = sys.stdout if stream is None else stream
