@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import check_int, check_random_state
 
 __all__ = ["SyntheticCorpus", "generate_corpus"]
@@ -130,6 +131,13 @@ def generate_corpus(
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
     low, high = _check_length_range(length_range)
+    # the topic distributions and weights, and about six arrays over the tokens
+    check_memory(
+        8 * (n_terms + n_topics * n_terms + 3 * n_documents * n_topics + 6 * n_documents * high),
+        f"generate_corpus(n_documents={n_documents}, n_terms={n_terms}, n_topics={n_topics}, "
+        f"length_range=({low}, {high}))",
+        "ask for fewer documents, terms or topics",
+    )
     rng = check_random_state(random_state)
 
     primary = rng.permutation(n_terms)[: n_topics * primary_size].reshape(n_topics, -1)

@@ -37,8 +37,9 @@ from kernelkit._validation import (
     validate_X,
     validate_X_y,
 )
+from kernelkit.geometry._norms import row_norms, unit_rows
 from kernelkit.geometry.outliers import remove_outliers
-from kernelkit.geometry.perceptrons import _augment, _binary_labels, _check_sigma, _unit_rows
+from kernelkit.geometry.perceptrons import _augment, _binary_labels, _check_sigma
 
 __all__ = ["HalfspaceStage", "NoisyHalfspaceLearner"]
 
@@ -99,12 +100,12 @@ class HalfspaceStage:
             ``sign(w·z)`` as ``±1.0`` for every point (meaningful where ``inside``).
         """
         V = Z @ self.whitening
-        cos = _unit_rows(V) @ self.w / np.linalg.norm(self.w)
+        cos = unit_rows(V) @ self.w / np.linalg.norm(self.w)
         inside = np.abs(cos) >= self.sigma
         if self.basis is not None:
             resid = Z - (Z @ self.basis) @ self.basis.T
-            scale = np.linalg.norm(Z, axis=1)
-            inside &= np.linalg.norm(resid, axis=1) <= 1e-8 * np.maximum(scale, 1e-300)
+            scale = row_norms(Z)
+            inside &= row_norms(resid) <= 1e-8 * np.maximum(scale, 1e-300)
         return inside, np.where(cos > 0, 1.0, -1.0)
 
 
@@ -127,7 +128,7 @@ def _sq_modified_perceptron(
     Returns the best weights seen (smallest error ratio), whether it halted, and updates.
     """
     m, d = V.shape
-    Xhat = _unit_rows(V)
+    Xhat = unit_rows(V)
     LX = ell[:, None] * Xhat
     scale = 1.0 / (1.0 - 2.0 * noise_rate)
     per_start = max(1, math.ceil(8.0 * math.log(max(d, 2)) / sigma**2))

@@ -85,7 +85,8 @@ from kernelkit._validation import (
     validate_X,
     validate_X_y,
 )
-from kernelkit.geometry.perceptrons import _binary_labels, _unit_rows
+from kernelkit.geometry._norms import row_norms, unit_rows
+from kernelkit.geometry.perceptrons import _binary_labels
 
 __all__ = ["HalfspaceIntersectionClassifier"]
 
@@ -329,10 +330,10 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
     def _lift(self, X: np.ndarray) -> np.ndarray:
         """Unit rows of the space the algorithm works in (§3.3.5 lift with an intercept)."""
         if not self.fit_intercept:
-            return _unit_rows(X)
+            return unit_rows(X)
         n = X.shape[1]
         Y = np.hstack([(n / self.scale_) * X, np.ones((X.shape[0], 1))])
-        return _unit_rows(Y)
+        return unit_rows(Y)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X: Any, y: Any) -> HalfspaceIntersectionClassifier:
@@ -366,7 +367,7 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
         self.pos_label_ = pos_label
         positive = ell > 0 if pos_label == self.classes_[1] else ell < 0
         n_features = X.shape[1]
-        norms = np.linalg.norm(X, axis=1)
+        norms = row_norms(X)
         self.scale_ = float(norms.max()) if self.fit_intercept and norms.max() > 0 else 1.0
         Z = self._lift(X)
         d = Z.shape[1]
@@ -381,10 +382,10 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
             self._grid_error(str(grid.shape[0]), k)
 
         Zpos = Z[positive]
-        Zpos = Zpos[np.linalg.norm(Zpos, axis=1) > 0]  # the origin is in every half-space
+        Zpos = Zpos[np.any(Zpos != 0, axis=1)]  # the origin is in every half-space
         Zneg = Z[~positive]
         Q, widths = self._relevant_subspace(Zpos, d, k, rng)
-        U, depth = self._extend(_unit_rows(grid.astype(np.float64)), Q, Zpos)
+        U, depth = self._extend(unit_rows(grid.astype(np.float64)), Q, Zpos)
         U = U[depth <= -_STRICT]  # every kept half-space contains every positive
         chosen, left = self._greedy_cover(U, Zneg)
         self.subspace_ = Q
@@ -455,11 +456,11 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
         base = G @ Q  # (N, d): Qᵀ g for each candidate
         m = Zpos.shape[0]
         if m == 0:
-            return _unit_rows(base), np.full(N, -1.0)
+            return unit_rows(base), np.full(N, -1.0)
         P = scipy.linalg.null_space(Q)  # (d, r)
         r = P.shape[1]
         if r == 0:
-            return _unit_rows(base), (Zpos @ base.T).max(axis=0)
+            return unit_rows(base), (Zpos @ base.T).max(axis=0)
         ZP = Zpos @ P  # (m, r)
         fixed = Zpos @ base.T  # (m, N)
         # v·z ≥ g·Qz − ‖Pz‖₁ for |t|_∞ ≤ 1: a candidate failing this bound has no lift
@@ -488,7 +489,7 @@ class HalfspaceIntersectionClassifier(ClassifierMixin, BaseEstimator):
             V[idx] = base[idx] + t @ P.T
             depth[idx] = res.x[nc * r :]
         # the depths of the normalised lifts, recomputed: what prediction will see
-        V = _unit_rows(V)
+        V = unit_rows(V)
         depth[hopeful] = (Zpos @ V[hopeful].T).max(axis=0)
         return V, depth
 

@@ -26,7 +26,9 @@ import numpy as np
 from scipy import stats
 from scipy.special import gammaln
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import check_array, check_bool, check_int, check_random_state
+from kernelkit.geometry._norms import row_norms
 from kernelkit.geometry.polytopes import TOL, Polytope
 
 __all__ = [
@@ -56,6 +58,35 @@ def _as_polytope(A: Any, b: Any) -> Polytope:
     if b is None:
         raise ValueError("b is required when A is a matrix (or pass a Polytope as A)")
     return Polytope(A, b)
+
+
+#: Polytopes whose row norms and scale lie within ``[1 / _SAFE, _SAFE]`` are walked as
+#: they are (their numbers unchanged); beyond, squares of slacks and norms overflow or
+#: underflow, and the walk runs in the scaled form of :meth:`Polytope._scaled`.
+_SAFE = 2.0**100
+
+
+def _working_form(P: Polytope) -> tuple[Polytope, float]:
+    """``(Q, s)`` with ``P = s Q``: ``P`` itself (``s = 1``) unless its numbers are
+    extreme, else ``Q`` with unit rows and right-hand sides near 1 (the same polytope,
+    scaled by the power of two ``1 / s``), in which slacks, norms and their squares stay
+    in range."""
+    A, b, scale, _ = P._scaled
+    norms = row_norms(P.A)
+    norms = norms[norms > 0]
+    ordinary = 1 / _SAFE <= scale <= _SAFE and bool(np.all((norms >= 1 / _SAFE) & (norms <= _SAFE)))
+    if ordinary:
+        return P, 1.0
+    return Polytope(A, b), scale
+
+
+def _check_log_size(log_value: float, what: str) -> None:
+    """Refuse a volume (or count) ``exp(log_value)`` outside the float64 range."""
+    if not math.log(np.finfo(np.float64).tiny) < log_value < math.log(np.finfo(np.float64).max):
+        raise ValueError(
+            f"the {what} is about 10^{log_value / math.log(10):.1f}, outside the float64 "
+            "range; rescale the polytope (the volume scales by s^n when x is scaled by s)"
+        )
 
 
 def _check_steps(n_steps: int | None, n: int) -> int:
@@ -188,6 +219,13 @@ def hit_and_run(
     P = _check_polytope(polytope)
     n_samples = check_int(n_samples, "n_samples", minimum=1)
     n_steps = _check_steps(n_steps, P.n_dims)
+    # the chains (n_samples, n), their slacks and the step's products (n_samples, m)
+    check_memory(
+        8 * n_samples * (3 * P.n_dims + 3 * P.n_constraints),
+        f"hit_and_run(n_samples={n_samples}) in {P.n_dims} dimensions with "
+        f"{P.n_constraints} constraints",
+        "ask for fewer samples at a time",
+    )
     rng = _generator(random_state)
     if start is None:
         x0 = P.interior_point()
@@ -198,10 +236,12 @@ def hit_and_run(
         P.check()
         if not P.contains(x0):
             raise ValueError("start must lie inside the polytope (A @ start <= b)")
-    walk = _Walk(P.A, P.b - P.A @ x0, np.zeros((n_samples, P.n_dims)), rng)
+    Q, scale = _working_form(P)  # P = scale * Q
+    q0 = x0 / scale
+    walk = _Walk(Q.A, Q.b - Q.A @ q0, np.zeros((n_samples, P.n_dims)), rng)
     for _ in range(n_steps):
         walk.step()
-    return walk.Y + x0
+    return (walk.Y + q0) * scale
 
 
 def randomised_rounding(points: Any, random_state: Any = None) -> np.ndarray:
@@ -304,9 +344,10 @@ def enlarge_polytope(
         raise ValueError(f"c must be finite and > 0, got {c!r}")
     r = P.n_constraints if r is None else check_int(r, "r", minimum=1)
     cap = check_bool(cap, "cap")
-    grow = (float(c) + math.sqrt(2.0 * math.log(r))) * np.linalg.norm(P.A, axis=1)
+    grow = (float(c) + math.sqrt(2.0 * math.log(r))) * row_norms(P.A)
     if cap:
-        grow = np.minimum(grow, np.abs(P.A).sum(axis=1))
+        with np.errstate(over="ignore"):  # |A_i|_1 beyond float64: the norm term binds
+            grow = np.minimum(grow, np.abs(P.A).sum(axis=1))
     return Polytope(P.A, P.b + grow)
 
 
@@ -385,6 +426,7 @@ def _multiphase(
     is rounded (:func:`randomised_rounding`) and checked against ``target``.
     """
     n = body.n_dims
+    body, scale = _working_form(body)  # the walk runs in body / scale
     shift, T, log_det = _dikin_rounding(body)
     rounded = Polytope(body.A @ T, body.b - body.A @ shift)
     centre, rho = rounded.chebyshev_ball()
@@ -412,10 +454,10 @@ def _multiphase(
             assert frac is not None
             ratio_sums[k - 1] += frac / (n_steps * n_phases if last else n_steps)
             if last and target is not None:
-                Z = randomised_rounding(shift + (walk.Y + centre) @ T.T, rng)
+                Z = randomised_rounding((shift + (walk.Y + centre) @ T.T) * scale, rng)
                 accepted += np.all(Z @ t_A.T <= t_b, axis=1)
     return _Phases(
-        log_ball_volume=_log_unit_ball(n) + n * math.log(rho) + log_det,
+        log_ball_volume=_log_unit_ball(n) + n * math.log(rho) + log_det + n * math.log(scale),
         ratio_sums=ratio_sums,
         accepted=accepted,
         n_round=n_steps * n_phases if target is not None else 0,
@@ -542,6 +584,7 @@ def estimate_volume(
     def log_vol(ratio: np.ndarray, size: Any) -> float:
         return ph.log_ball_volume - float(np.sum(np.log(ratio / size)))
 
+    _check_log_size(log_vol(sums.sum(axis=-1), sizes.sum()), "volume of the polytope")
     est, se = _jackknife(log_vol, (sums, sizes), n_groups)
     return VolumeEstimate(est, se, ph.n_phases, n_chains * n_steps * (2 * ph.n_phases - 1))
 
@@ -681,6 +724,7 @@ def count_lattice_points(
             return -np.inf
         return log_vol(ratio, size) + math.log(accepted / (size * ph.n_round))
 
+    _check_log_size(log_vol(sums.sum(axis=-1), sizes.sum()), "volume of the enlarged polytope")
     est, se = _jackknife(log_count, (sums, acc, sizes), n_groups)
     vol, vol_se = _jackknife(log_vol, (sums, sizes), n_groups)
     n_samples = n_chains * ph.n_round

@@ -27,18 +27,13 @@ from kernelkit._validation import (
     validate_X,
     validate_X_y,
 )
+from kernelkit.geometry._norms import unit_rows
 
 __all__ = ["ModifiedPerceptron", "Perceptron"]
 
 
 def _augment(X: np.ndarray, fit_intercept: bool) -> np.ndarray:
     return np.hstack([X, np.ones((X.shape[0], 1))]) if fit_intercept else X
-
-
-def _unit_rows(Z: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero)."""
-    norms = np.linalg.norm(Z, axis=1, keepdims=True)
-    return Z / np.where(norms > 0, norms, 1.0)
 
 
 def _binary_labels(est: Any, y: np.ndarray) -> np.ndarray:
@@ -191,7 +186,7 @@ class Perceptron(_LinearBinary):
         X, y = validate_X_y(self, X, y, y_numeric=False)
         ell = _binary_labels(self, y)
         Z = _augment(X, fit_intercept)
-        U = ell[:, None] * _unit_rows(Z)  # ℓ(x) x̂: a mistake is U w <= 0
+        U = ell[:, None] * unit_rows(Z)  # ℓ(x) x̂: a mistake is U w <= 0
         w = np.zeros(Z.shape[1])
         best_w, best_err = w.copy(), Z.shape[0] + 1
         last = -1
@@ -332,8 +327,8 @@ class ModifiedPerceptron(_LinearBinary):
         per_start = max(1, math.ceil(math.log(max(d, 2)) / sigma**2))
         if max_iter is None:
             max_iter = (n_restarts + 1) * per_start
-        U = ell[:, None] * _unit_rows(Z)  # ℓ x̂; misclassified: U w <= 0
-        Xhat = _unit_rows(Z)
+        U = ell[:, None] * unit_rows(Z)  # ℓ x̂; misclassified: U w <= 0
+        Xhat = unit_rows(Z)
         n_iter = 0
         restarts = 0
         converged = False

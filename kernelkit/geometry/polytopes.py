@@ -20,6 +20,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from kernelkit._validation import check_array, check_int
+from kernelkit.geometry._norms import row_norms
 
 __all__ = [
     "Polytope",
@@ -139,10 +140,41 @@ class Polytope:
         ok = np.all(X2 @ self.A.T - self.b <= tol * (1.0 + np.abs(self.b)), axis=1)
         return ok[0] if single else ok
 
-    def _lp(self, c: np.ndarray, A: np.ndarray | None = None, b: np.ndarray | None = None) -> Any:
-        A = self.A if A is None else A
-        b = self.b if b is None else b
-        return linprog(c, A_ub=A, b_ub=b, bounds=(None, None), method="highs")
+    @cached_property
+    def _scaled(self) -> tuple[np.ndarray, np.ndarray, float, bool]:
+        """``(A', b', s, infeasible)``: ``P = s {x' : A' x' <= b'}`` with unit rows ``A'``
+        and ``max |b'|`` near 1, the form the LPs are solved in.
+
+        HiGHS reads numbers from 1e20 on as infinite and works to absolute tolerances
+        (1e-7), so ``{x <= 1e300}`` came back unbounded and ``{1e300 x <= 1}`` empty.
+        Dividing each row by its norm and ``x`` by a power of two ``s`` (exactly) gives the
+        same polytope with entries near 1. A zero row ``0 <= b_i`` is dropped, or makes
+        the polytope empty (``infeasible``) when ``b_i < 0``.
+        """
+        norms = row_norms(self.A)
+        zero = norms == 0
+        infeasible = bool(np.any(self.b[zero] < 0))
+        A = self.A[~zero] / norms[~zero, None]
+        with np.errstate(under="ignore"):
+            b = self.b[~zero] / norms[~zero]
+        top = float(np.max(np.abs(b))) if b.size else 0.0
+        e = int(np.frexp(top)[1]) if top > 0 else 0
+        with np.errstate(under="ignore"):
+            return A, np.ldexp(b, -e), float(np.ldexp(1.0, e)), infeasible
+
+    def _lp(self, c: np.ndarray) -> Any:
+        """``min c.x`` over the polytope by HiGHS, in the scaled form; ``res.x`` and
+        ``res.fun`` in the original coordinates (``status`` 2: infeasible, 3: unbounded)."""
+        A, b, scale, infeasible = self._scaled
+        if infeasible:
+            return _Infeasible()
+        if A.shape[0] == 0:  # no constraint left: all of R^n
+            A, b = np.zeros((1, self.n_dims)), np.zeros(1)
+        res = linprog(c, A_ub=A, b_ub=b, bounds=(None, None), method="highs")
+        if res.status == 0:
+            res.x = res.x * scale
+            res.fun = res.fun * scale
+        return res
 
     def is_empty(self) -> bool:
         """Whether ``{Ax <= b}`` has no point (one LP).
@@ -220,17 +252,15 @@ class Polytope:
     def _cached_ball(self) -> tuple[np.ndarray, float]:
         self.bounding_box()  # empty / unbounded -> ValueError
         n = self.n_dims
-        norms = np.linalg.norm(self.A, axis=1)
-        # max r  s.t.  A_i x + r |A_i| <= b_i,  r >= 0   (the largest inscribed ball)
-        A = np.hstack([self.A, norms[:, None]])
+        A, b, scale, _ = self._scaled  # unit rows: |A'_i| = 1
+        # max r  s.t.  A'_i x + r <= b'_i,  r >= 0   (the largest inscribed ball)
+        A = np.hstack([A, np.ones((A.shape[0], 1))])
         c = np.zeros(n + 1)
         c[-1] = -1.0
-        res = linprog(
-            c, A_ub=A, b_ub=self.b, bounds=[(None, None)] * n + [(0, None)], method="highs"
-        )
+        res = linprog(c, A_ub=A, b_ub=b, bounds=[(None, None)] * n + [(0, None)], method="highs")
         if res.status != 0:
             raise ValueError(f"the Chebyshev-centre LP failed: {res.message}")
-        return _frozen(res.x[:n]), float(res.x[-1])
+        return _frozen(res.x[:n] * scale), float(res.x[-1] * scale)
 
     def chebyshev_ball(self) -> tuple[np.ndarray, float]:
         """Centre and radius of the largest ball inside the polytope (one LP).
@@ -286,7 +316,11 @@ class Polytope:
         ndarray of shape (d,) or (k, d)
             The lifted points (a copy of ``X``, with ``d = n``, when there is no map).
         """
-        X = np.asarray(X, dtype=np.float64)
+        try:
+            ndim = np.ndim(X)
+        except ValueError:  # ragged nested lists: check_array says what is wrong
+            ndim = 2
+        X = check_array(X, "X", ndim=ndim if ndim in (1, 2) else 2, allow_empty=True)
         if X.shape[-1] != self.n_dims:
             raise ValueError(f"X must have {self.n_dims} columns, got shape {X.shape}")
         if self.offset is None or self.basis is None:
@@ -294,14 +328,34 @@ class Polytope:
         return self.offset + X @ self.basis.T
 
 
+class _Infeasible:
+    """The answer of an LP over a polytope with a row ``0 <= b_i < 0``: infeasible."""
+
+    status = 2
+    message = "a constraint 0 <= b_i with b_i < 0 (a zero row of A) cannot hold"
+
+
+#: The largest integer below which every integer is a float64: the polytopes hold floats.
+_MAX_EXACT = 2**53
+
+
 def _nonnegative_integers(values: Any, name: str) -> np.ndarray:
     arr = np.asarray(values)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
+    if arr.dtype == object and all(
+        isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr
+    ):  # Python integers beyond int64
+        big = max(arr, key=abs)
+        raise ValueError(f"{name} must hold integers up to 2**53 (exact in float64), got {big}")
     if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"{name} must hold non-negative integers, got dtype {arr.dtype}")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0) or np.any(arr != np.round(arr)):
         raise ValueError(f"{name} must hold non-negative integers, got {arr.tolist()}")
+    if np.any(arr > _MAX_EXACT):
+        raise ValueError(
+            f"{name} must hold integers up to 2**53 (exact in float64), got {arr.max():.6g}"
+        )
     return arr.astype(np.int64)
 
 
@@ -629,7 +683,8 @@ def enumerate_lattice_points(polytope: Polytope, *, max_points: int = 10**7) -> 
     lo = np.ceil(lo_box - 1e-9 * (1 + np.abs(lo_box)))
     hi = np.floor(hi_box + 1e-9 * (1 + np.abs(hi_box)))
     n = polytope.n_dims
-    box_size = float(np.prod(np.maximum(hi - lo + 1, 0)))
+    with np.errstate(over="ignore"):  # a box beyond float64 is reported as inf
+        box_size = float(np.prod(np.maximum(hi - lo + 1, 0)))
     slack_tol = TOL * (1.0 + np.abs(b))
     # minimum of A_i,j x_j over the box for each row and column (for the still-free part)
     box_min = np.minimum(A * lo, A * hi)
@@ -650,14 +705,16 @@ def enumerate_lattice_points(polytope: Polytope, *, max_points: int = 10**7) -> 
         if zero.any():
             dead = np.any(rest[:, zero] < 0, axis=1)
             upper[dead] = lower[dead] - 1
-        counts = np.maximum(upper - lower + 1, 0).astype(np.int64)
-        total = int(counts.sum())
+        widths = np.maximum(upper - lower + 1, 0)  # floats: may exceed int64
+        total = float(widths.sum())
         if total > max_points:
             raise ValueError(
-                f"enumeration would hold {total} partial points after fixing coordinate "
+                f"enumeration would hold {total:.6g} partial points after fixing coordinate "
                 f"{j + 1} of {n} (bounding box of {box_size:.3g} integer points), more than "
                 f"max_points={max_points}; the polytope is too large to enumerate"
             )
+        counts = widths.astype(np.int64)
+        total = int(counts.sum())
         parent = np.repeat(np.arange(len(points)), counts)
         starts = np.repeat(lower - np.r_[0, np.cumsum(counts)[:-1]], counts)
         values = starts + np.arange(total)

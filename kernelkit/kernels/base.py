@@ -1265,15 +1265,56 @@ class Composed(_Unary):
         """False: ``phi`` need not preserve differences."""
         return False
 
-    def _map(self, X: Any) -> Any:
-        Z = self.kernel._check_input(self.phi(X), "phi(X)")
-        if self.kernel.requires_vector_input:
-            self.kernel._check_n_features(Z.shape[1])
+    def _map(self, X: Any, name: str = "X") -> Any:
+        """``phi(X)``, checked: one row (or object) per object of ``X``, numbers, finite."""
+        n = len(X)
+        Z = self.phi(X)
+        expected = f"one row per object of {name} ({n} rows)"
+        if not self.kernel.requires_vector_input:  # phi maps to objects (sets, say)
+            Z = self.kernel._check_input(Z, "phi(X)")
+            if len(Z) != n:
+                raise ValueError(
+                    f"phi must return one item per object of {name} ({n} items); it "
+                    f"returned {len(Z)} for the {n} objects of {name}"
+                )
+            return Z
+        try:
+            shape = None if isinstance(Z, (str, bytes)) else np.shape(Z)
+        except ValueError:  # ragged nested lists: check_array below says so
+            shape = (n, 0)
+        if Z is None or shape is None or shape == ():
+            raise TypeError(
+                f"phi must return a 2-D array of numbers with {expected}, got {type(Z).__name__}"
+            )
+        if len(shape) != 2:
+            hint = " (return Z.reshape(-1, 1) for one feature per object)" * (len(shape) == 1)
+            raise ValueError(
+                f"phi must return a 2-D array with {expected}, shape ({n}, n_features); "
+                f"it returned shape {shape} for {name}{hint}"
+            )
+        if shape[0] != n:
+            raise ValueError(
+                f"phi must return {expected}; it returned {shape[0]} rows (shape {shape}) "
+                f"for the {n} objects of {name}"
+            )
+        Z = check_array(Z, "phi(X)", finite=False, allow_empty=True)
+        if not np.isfinite(Z).all():
+            i, j = (int(v) for v in np.argwhere(~np.isfinite(Z))[0])
+            raise ValueError(
+                f"phi(X) contains NaN or infinity: for the objects of {name}, phi returned "
+                f"{Z[i, j]} in row {i}, column {j}; phi must map every object to finite numbers"
+            )
+        Z = self.kernel._check_input(Z, "phi(X)")  # the kernel's own checks
+        self.kernel._check_n_features(Z.shape[1])
         return Z
 
     def _check_input(self, X: Any, name: str = "X") -> Any:
-        # X is whatever phi accepts; the inner kernel checks phi(X) in _map
-        if X is None or (hasattr(X, "__len__") and len(X) == 0):
+        # X is whatever phi accepts (a sized collection); the kernel checks phi(X) in _map
+        if X is None or isinstance(X, (str, bytes)) or not hasattr(X, "__len__"):
+            raise TypeError(
+                f"{name} must be an array or a list of the objects phi maps, got {type(X).__name__}"
+            )
+        if len(X) == 0:
             raise ValueError(f"{name} is empty; at least one sample is required")
         return X
 
@@ -1282,8 +1323,8 @@ class Composed(_Unary):
         return X, (X if Y is None else self._check_input(Y, "Y"))
 
     def _gram(self, X: Any, Y: Any) -> np.ndarray:
-        ZX = self._map(X)
-        ZY = ZX if Y is X else self._map(Y)
+        ZX = self._map(X, "X")
+        ZY = ZX if Y is X else self._map(Y, "Y")
         ZX, ZY = self.kernel._check_pair(ZX, ZY)
         return self.kernel._gram(ZX, ZY)
 

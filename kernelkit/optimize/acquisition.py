@@ -31,7 +31,9 @@ PI and log PI for ``d != 0``) and 0 elsewhere (PI and log PI at ``d = 0``, where
 jump, and wherever the value is ``-inf``).
 
 Inputs follow one rule: ``mean``, ``std``, ``best`` (and the gradients) must be finite,
-``std >= 0``; a NaN or an infinity is a ``ValueError`` that names the argument.
+``std >= 0``; a NaN or an infinity is a ``ValueError`` that names the argument, and so is
+a margin ``mu - f(x+) - xi`` beyond the float64 range (finite terms of opposite signs
+near ``1.8e308``), which no acquisition value could be computed from.
 """
 
 from __future__ import annotations
@@ -86,22 +88,43 @@ def log_h(z: Any) -> np.ndarray:
     Parameters
     ----------
     z : float or array-like
-        The standardised margin ``Z``.
+        The standardised margin ``Z``: real numbers, ``-inf`` and ``+inf`` included
+        (their limits, ``-inf`` and ``+inf``); not NaN.
 
     Returns
     -------
     ndarray of float64, the shape of ``z``
         ``log h(z)``, finite for every finite ``z``.
 
+    Raises
+    ------
+    ValueError
+        ``z`` contains NaN.
+    TypeError
+        ``z`` is not a number or an array of numbers.
+
     Examples
     --------
     >>> round(float(log_h(0.0)), 6)  # log phi(0)
     -0.918939
+    >>> float(log_h(-np.inf)), float(log_h(np.inf))  # the limits
+    (-inf, inf)
     """
+    # checked here, once: the acquisitions call the unchecked _log_h on arrays they built
+    try:
+        ndim = np.ndim(z)
+    except ValueError:  # ragged nested lists: check_array says what is wrong
+        ndim = 1
+    z = check_array(z, "z", ndim=ndim, dtype=np.float64, allow_empty=True, finite=False)
+    if np.isnan(z).any():
+        raise ValueError(
+            "z contains NaN; log_h is defined for real z, with the limits -inf at -inf and "
+            "+inf at +inf"
+        )
     # (-z/2) z overflows only where the true value is beyond the float range: -inf (or a
     # vanishing exp) is then the correctly rounded result, not a failure worth a warning
     with np.errstate(over="ignore"):
-        return _log_h(np.asarray(z, dtype=float))
+        return _log_h(z)
 
 
 def _log_h(z: np.ndarray) -> np.ndarray:
@@ -267,7 +290,8 @@ class Acquisition:
         Raises
         ------
         ValueError
-            A NaN or infinity, a negative ``std``, or inconsistent shapes.
+            A NaN or infinity, a negative ``std``, inconsistent shapes, or a margin
+            ``mean - best - xi`` beyond the float64 range.
         """
         mean, std, best = _moments(mean, std, best)
         mean_grad = _finite(mean_grad, "mean_grad")
@@ -388,6 +412,12 @@ class ImprovementAcquisition(Acquisition):
         ``d > 0``, ``-inf`` for ``d < 0`` and 0 for ``d = 0``.
         """
         d = mean - best - self.xi
+        if not np.isfinite(d).all():  # finite terms whose difference overflows
+            i = int(np.flatnonzero(~np.isfinite(d))[0])
+            raise ValueError(
+                f"mean - best - xi overflows float64 (mean {mean[i]:.3g}, best {best:.3g}, "
+                f"xi {self.xi:.3g}); rescale mean, std, best and xi together"
+            )
         z = d / std
         zero = std == 0
         if zero.any():

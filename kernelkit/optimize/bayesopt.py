@@ -29,11 +29,13 @@ from typing import Any
 
 import numpy as np
 from scipy.stats import qmc
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from threadpoolctl import threadpool_limits
 
+from kernelkit._memory import check_memory
 from kernelkit._progress import progress
 from kernelkit._validation import (
+    check_array,
     check_bool,
     check_bounds,
     check_in,
@@ -52,7 +54,7 @@ from kernelkit.optimize.acquisition import (
     noisy_incumbent,
 )
 from kernelkit.optimize.schedules import Schedule, as_schedule
-from kernelkit.optimize.search import maximize_acquisition, sobol_points
+from kernelkit.optimize.search import _SOBOL_MAX_DIMS, maximize_acquisition, sobol_points
 from kernelkit.optimize.surrogate import default_kernel, posterior
 
 __all__ = ["AcquisitionStep", "BayesianOptimizer", "OptimizationResult"]
@@ -92,6 +94,26 @@ def _real_number(y: Any, name: str) -> float:
     if arr.size != 1:
         raise ValueError(f"{name} must be one real number, got an array of shape {arr.shape}")
     return float(arr.reshape(()))
+
+
+def _check_box(bounds: np.ndarray) -> None:
+    """A box the optimiser can map to the unit cube: every width ``high - low`` finite
+    (two finite ends of opposite signs near 1.8e308 are not), and no more dimensions
+    than the Sobol sequences of the design and the search cover."""
+    with np.errstate(over="ignore"):
+        width = bounds[:, 1] - bounds[:, 0]
+    bad = np.flatnonzero(~np.isfinite(width))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"bounds of dimension {i}, ({bounds[i, 0]:g}, {bounds[i, 1]:g}), are wider than "
+            "the float64 range (high - low overflows); rescale that coordinate"
+        )
+    if bounds.shape[0] > _SOBOL_MAX_DIMS:
+        raise ValueError(
+            f"bounds has {bounds.shape[0]} dimensions; the Sobol points of the search cover "
+            f"at most {_SOBOL_MAX_DIMS}"
+        )
 
 
 def _repeats(u: np.ndarray, U: np.ndarray) -> bool:
@@ -165,7 +187,9 @@ class OptimizationResult:
     Attributes
     ----------
     x_best : ndarray of shape (d,)
-        The best evaluated point (lowest value, or highest with ``maximize``).
+        The best evaluated point (lowest value, or highest with ``maximize``). Read before
+        any evaluation succeeded (nothing told yet, or every evaluation failed), it raises
+        scikit-learn's ``NotFittedError`` (a ``ValueError``) saying so, as ``y_best`` does.
     y_best : float
         Its objective value.
     X : ndarray of shape (n, d)
@@ -198,8 +222,6 @@ class OptimizationResult:
         Whether the objective was maximised.
     """
 
-    x_best: np.ndarray
-    y_best: float
     X: np.ndarray
     y: np.ndarray
     errors: list[str | None]
@@ -211,6 +233,41 @@ class OptimizationResult:
     n_initial: int
     maximize: bool = False
     _optimizer: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def x_best(self) -> np.ndarray:
+        """The best evaluated point, shape ``(d,)`` (a copy).
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            (a ``ValueError``) Before any evaluation succeeded.
+        """
+        return self.X[self._best_index()].copy()
+
+    @property
+    def y_best(self) -> float:
+        """The objective's value at ``x_best``.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            (a ``ValueError``) Before any evaluation succeeded.
+        """
+        return float(self.y[self._best_index()])
+
+    def _best_index(self) -> int:
+        ok = np.isfinite(self.y)
+        if not ok.any():
+            if self.y.size == 0:
+                why = "no point has been told yet: tell() an evaluation (or run()) first"
+            else:
+                why = (
+                    f"all {self.y.size} evaluations failed (first error: {self.errors[0]}); "
+                    "there is no best point yet"
+                )
+            raise NotFittedError(f"x_best and y_best are undefined: {why}")
+        return int(np.nanargmax(self.y) if self.maximize else np.nanargmin(self.y))
 
     @property
     def n_calls(self) -> int:
@@ -249,8 +306,18 @@ class OptimizationResult:
         -------
         ndarray of shape (n,)
             The regret after each evaluation (``nan`` before the first success).
+
+        Raises
+        ------
+        ValueError
+            ``optimum`` is not finite.
+        TypeError
+            ``optimum`` is not a real number.
         """
-        return np.abs(self.best_so_far - float(optimum))
+        optimum = _real_number(optimum, "optimum")
+        if not math.isfinite(optimum):
+            raise ValueError(f"optimum must be a finite number, got {optimum!r}")
+        return np.abs(self.best_so_far - optimum)
 
     def plot(self, step: int | None = None, **kw: Any) -> Any:
         """The seed's per-step figure (1-D problems); see :meth:`BayesianOptimizer.plot`.
@@ -535,6 +602,7 @@ class BayesianOptimizer:
             bounds = objective.bounds
         self.objective = objective
         self.bounds_ = check_bounds(bounds, obj_dim if isinstance(obj_dim, int) else None)
+        _check_box(self.bounds_)
         d = self.bounds_.shape[0]
         if kernel is not None and not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be a kernelkit Kernel, got {type(kernel).__name__}")
@@ -563,6 +631,17 @@ class BayesianOptimizer:
         self.maximize = check_bool(maximize, "maximize")
         self.n_restarts = check_int(n_restarts, "n_restarts", minimum=0)
         self.n_candidates = check_int(n_candidates, "n_candidates", minimum=1)
+        # the candidates of one search, and the initial design, are (n, d) arrays
+        check_memory(
+            4 * 8 * self.n_candidates * d,
+            f"BayesianOptimizer(n_candidates={self.n_candidates}) in {d} dimensions",
+            "lower n_candidates",
+        )
+        check_memory(
+            2 * 8 * self.n_initial * d,
+            f"BayesianOptimizer(n_initial={self.n_initial}) in {d} dimensions",
+            "lower n_initial",
+        )
         self.n_starts = check_int(n_starts, "n_starts", minimum=0)
         self.exploit_every = (
             None if exploit_every is None else check_int(exploit_every, "exploit_every", minimum=1)
@@ -889,8 +968,14 @@ class BayesianOptimizer:
         TypeError
             If ``y`` is not a real number or ``None``.
         """
-        x = np.asarray(x, dtype=float)
         d = self.n_dims
+        if x is None or isinstance(x, (str, bytes)):
+            raise TypeError(f"x must be a point with {d} coordinate(s), got {type(x).__name__}")
+        try:
+            ndim = np.ndim(x)
+        except ValueError:  # ragged nested lists: check_array says what is wrong
+            ndim = 1
+        x = check_array(x, "x", ndim=ndim, dtype=np.float64, allow_empty=True, finite=False)
         if x.ndim == 2 and x.shape[0] == 1:
             x = x[0]
         if x.ndim != 1 or x.shape[0] != d:
@@ -1026,20 +1111,30 @@ class BayesianOptimizer:
         Returns
         -------
         OptimizationResult
-            Every evaluation told so far; ``x_best`` and ``y_best`` are NaN before the
-            first success.
+            Every evaluation told so far. Its ``x_best`` and ``y_best`` raise
+            scikit-learn's ``NotFittedError`` (a ``ValueError``) until an evaluation has
+            succeeded: there is no best point before the first told value (this is what
+            an optimiser without objective gives before any :meth:`tell`), nor while every
+            evaluation has failed; ``X``, ``y`` and ``errors`` are always there.
+
+        Examples
+        --------
+        >>> from kernelkit.optimize import BayesianOptimizer
+        >>> opt = BayesianOptimizer(None, [(0.0, 1.0)])
+        >>> opt.result().n_calls
+        0
+        >>> try:
+        ...     opt.result().x_best
+        ... except ValueError as exc:
+        ...     print(type(exc).__name__, str(exc)[-37:])
+        NotFittedError tell() an evaluation (or run()) first
+        >>> opt.tell([0.25], 1.5)
+        >>> opt.result().x_best, opt.result().y_best
+        (array([0.25]), 1.5)
         """
         y = np.asarray(self._y, dtype=float)
         X = np.asarray(self._X, dtype=float).reshape(-1, self.n_dims)
-        ok = np.isfinite(y)
-        if ok.any():
-            i = int(np.nanargmax(y) if self.maximize else np.nanargmin(y))
-            x_best, y_best = X[i].copy(), float(y[i])
-        else:
-            x_best, y_best = np.full(self.n_dims, np.nan), math.nan
         return OptimizationResult(
-            x_best=x_best,
-            y_best=y_best,
             X=X,
             y=y,
             errors=list(self._errors),

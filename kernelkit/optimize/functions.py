@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from kernelkit._memory import check_memory
+
 __all__ = [
     "TestFunction",
     "Forrester",
@@ -65,16 +67,44 @@ class TestFunction:
         raise NotImplementedError
 
     def __call__(self, X: Any) -> Any:
-        arr = np.asarray(X, dtype=float)
-        single = arr.ndim == 1
-        if single:
-            arr = arr[None, :]
-        if arr.ndim != 2 or arr.shape[1] != self.dim:
+        from kernelkit._validation import check_array  # here: this module is NumPy only
+
+        if X is None or isinstance(X, (str, bytes)):
+            raise TypeError(f"X must be an array of numbers, got {type(X).__name__}")
+        try:
+            ndim = np.ndim(X)
+        except ValueError:  # ragged nested lists: check_array says what is wrong
+            ndim = 2
+        if ndim not in (1, 2):
             raise ValueError(
                 f"{self.name} takes points with {self.dim} coordinates (X of shape "
                 f"(n, {self.dim}) or ({self.dim},)), got shape {np.shape(X)}"
             )
-        out = self._f(arr)
+        arr = check_array(X, "X", ndim=ndim, dtype=np.float64, allow_empty=True, finite=False)
+        single = arr.ndim == 1
+        if single:
+            arr = arr[None, :]
+        if arr.shape[1] != self.dim:
+            raise ValueError(
+                f"{self.name} takes points with {self.dim} coordinates (X of shape "
+                f"(n, {self.dim}) or ({self.dim},)), got shape {np.shape(X)}"
+            )
+        bad = ~np.isfinite(arr).all(axis=1)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"X must be finite: point {i} is {arr[i].tolist()}; {self.name} is defined "
+                "at real points"
+            )
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = self._f(arr)
+        bad = ~np.isfinite(out)
+        if bad.any():  # finite points so far outside the box that the value overflows
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"{self.name} overflows float64 at X = {arr[i].tolist()}, far outside its box "
+                f"{self.bounds.tolist()}; its value there is beyond the float64 range"
+            )
         return float(out[0]) if single else out
 
     def regret(self, y: Any) -> Any:
@@ -89,8 +119,22 @@ class TestFunction:
         -------
         ndarray of float64, the shape of ``y``
             ``y - minimum`` (a 0-d array for a number).
+
+        Raises
+        ------
+        ValueError
+            ``y`` contains NaN (no value of this function).
         """
-        return np.asarray(y, dtype=float) - self.minimum
+        from kernelkit._validation import check_array  # here: this module is NumPy only
+
+        try:
+            ndim = np.ndim(y)
+        except ValueError:  # ragged nested lists: check_array says what is wrong
+            ndim = 1
+        y = check_array(y, "y", ndim=ndim, dtype=np.float64, allow_empty=True, finite=False)
+        if np.isnan(y).any():
+            raise ValueError(f"y contains NaN, which is no value of {self.name}")
+        return y - self.minimum
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -225,8 +269,10 @@ class Ackley(TestFunction):
     def __init__(self, dim: int = 5):
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
             raise ValueError(f"dim must be a positive integer, got {dim!r}")
+        # bounds and minimiser, and the (n, d) temporaries of one evaluation
+        check_memory(8 * 8 * dim, f"Ackley(dim={dim})", "ask for fewer dimensions")
         self.name = f"ackley{dim}"
-        self.bounds = np.array([[-32.768, 32.768]] * dim)
+        self.bounds = np.tile([-32.768, 32.768], (dim, 1))
         self.minimum = 0.0
         self.minimizers = np.zeros((1, dim))
 

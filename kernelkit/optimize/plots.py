@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from kernelkit._memory import check_memory
+from kernelkit._validation import check_array, check_int
 from kernelkit.optimize.functions import TestFunction
 from kernelkit.optimize.surrogate import posterior
 from kernelkit.plotting import COLORS, new_figure
@@ -56,8 +58,11 @@ def plot_step(
     Raises
     ------
     ValueError
-        ``opt`` is not one-dimensional, or ``step`` was not chosen by the acquisition.
+        ``opt`` is not one-dimensional, ``step`` was not chosen by the acquisition, or
+        ``n_grid < 2``.
     """
+    n_grid = check_int(n_grid, "n_grid", minimum=2)
+    check_memory(16 * 8 * n_grid, f"plot_step(n_grid={n_grid})", "lower n_grid")
     if opt.n_dims != 1:
         raise ValueError(
             f"plot(step) draws 1-D problems, this one has {opt.n_dims} dimensions; "
@@ -134,8 +139,20 @@ def plot_convergence(
     -------
     matplotlib Figure
         The figure drawn into.
+
+    Raises
+    ------
+    ValueError
+        No result, ``labels`` not one per result, or a ``minimum`` that is not finite.
     """
     res_list = results if isinstance(results, (list, tuple)) else [results]
+    if not res_list:
+        raise ValueError("results is empty; pass an OptimizationResult or a list of them")
+    if labels is not None and len(labels) != len(res_list):
+        raise ValueError(
+            f"labels must give one label per result ({len(res_list)}), got {len(labels)}"
+        )
+    regrets = [] if minimum is None else [res.regret(minimum) for res in res_list]
     if ax is None:
         fig, ax = new_figure()
     else:
@@ -146,9 +163,7 @@ def plot_convergence(
         if minimum is None:
             ax.plot(n, res.best_so_far, "-", drawstyle="steps-post", label=label)
         else:
-            ax.semilogy(
-                n, np.maximum(res.regret(minimum), 1e-16), "-", drawstyle="steps-post", label=label
-            )
+            ax.semilogy(n, np.maximum(regrets[k], 1e-16), "-", drawstyle="steps-post", label=label)
     ax.axvline(res_list[0].n_initial + 0.5, color="gray", lw=0.8, ls="--")
     ax.set(
         xlabel="evaluations",
@@ -180,13 +195,26 @@ def plot_regret_bands(
     -------
     matplotlib Figure
         The figure drawn into.
+
+    Raises
+    ------
+    ValueError
+        No curve, or a curve that is not a non-empty 2-D array of regrets.
     """
+    if not curves:
+        raise ValueError("curves is empty; pass one (n_seeds, n_calls) array per method")
+    arrays = {}
+    for label, R in curves.items():
+        R = check_array(R, f"curves[{label!r}]", dtype=np.float64, finite=False)
+        if np.isnan(R).all():
+            raise ValueError(f"curves[{label!r}] holds only NaN: no regret to draw")
+        arrays[label] = R
     if ax is None:
         fig, ax = new_figure()
     else:
         fig = ax.figure
-    for k, (label, R) in enumerate(curves.items()):
-        R = np.maximum(np.asarray(R, dtype=float), 1e-12)
+    for k, (label, R) in enumerate(arrays.items()):
+        R = np.maximum(R, 1e-12)
         n = np.arange(1, R.shape[1] + 1)
         q1, med, q3 = np.percentile(R, [25, 50, 75], axis=0)
         c = COLORS[k % len(COLORS)]

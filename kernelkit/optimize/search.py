@@ -20,6 +20,7 @@ import numpy as np
 import scipy.optimize
 from scipy.stats import qmc
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import check_array, check_bounds, check_int, check_random_state
 
 __all__ = ["maximize_acquisition", "sobol_points"]
@@ -62,8 +63,9 @@ def sobol_points(n: int, n_dims: int, random_state: Any = None) -> np.ndarray:
             f"n_dims must be <= {_SOBOL_MAX_DIMS} (the dimensions SciPy's Sobol sequence "
             f"covers), got {n_dims}"
         )
-    rng = check_random_state(random_state)
     m = int(np.ceil(np.log2(max(n, 2))))
+    check_memory(8 * 2**m * n_dims, f"sobol_points(n={n}, n_dims={n_dims})", "ask for fewer points")
+    rng = check_random_state(random_state)
     sampler = qmc.Sobol(n_dims, scramble=True, seed=rng.randint(2**31 - 1))
     return sampler.random_base2(m)[:n]
 
@@ -121,12 +123,40 @@ def maximize_acquisition(
         The best point found.
     value : float
         The acquisition there.
+
+    Raises
+    ------
+    ValueError
+        Bad ``bounds`` (a width ``high - low`` beyond the float64 range included); a
+        ``value`` that does not return one number per candidate, or NaN for every one
+        (NaN at some candidates ranks them last); more candidates than memory holds.
+    TypeError
+        ``value`` (or ``value_and_gradient``) is not callable.
     """
+    if not callable(value):
+        raise TypeError(f"value must be callable, value(X) -> (m,), got {type(value).__name__}")
+    if value_and_gradient is not None and not callable(value_and_gradient):
+        raise TypeError(
+            f"value_and_gradient must be callable or None, got {type(value_and_gradient).__name__}"
+        )
     bounds = check_bounds(bounds)
     check_int(n_candidates, "n_candidates", minimum=1)
     check_int(n_starts, "n_starts", minimum=0)
     check_int(max_iter, "max_iter", minimum=1)
     d = bounds.shape[0]
+    with np.errstate(over="ignore"):
+        width = bounds[:, 1] - bounds[:, 0]
+    if not np.isfinite(width).all():
+        i = int(np.flatnonzero(~np.isfinite(width))[0])
+        raise ValueError(
+            f"bounds of dimension {i}, ({bounds[i, 0]:g}, {bounds[i, 1]:g}), are wider than "
+            "the float64 range (high - low overflows); rescale that coordinate"
+        )
+    check_memory(
+        4 * 8 * n_candidates * d,
+        f"maximize_acquisition(n_candidates={n_candidates}) in {d} dimensions",
+        "lower n_candidates",
+    )
     if extra is not None:
         extra = check_array(np.atleast_2d(extra), "extra", n_features=d, allow_empty=True)
     rng = check_random_state(random_state)
@@ -134,10 +164,20 @@ def maximize_acquisition(
     n_sobol = n_candidates // 2
     sobol = sobol_points(n_sobol, d, rng) if n_sobol else np.empty((0, d))
     unit = np.vstack([sobol, rng.uniform(size=(n_candidates - n_sobol, d))])
-    X = lo + unit * (hi - lo)
+    X = lo + unit * width
     if extra is not None:
         X = np.vstack([np.clip(extra, lo, hi), X])
-    values = value(X)
+    values = np.asarray(value(X), dtype=float)
+    if values.shape != (X.shape[0],):
+        raise ValueError(
+            f"value must return one number per row of X, shape ({X.shape[0]},); it "
+            f"returned shape {values.shape} for X of shape {X.shape}"
+        )
+    if np.isnan(values).all():
+        raise ValueError(
+            f"value returned NaN at every one of the {X.shape[0]} candidates; an "
+            "acquisition must be a number (or -inf) somewhere"
+        )
     i_best = int(np.argmax(np.where(np.isnan(values), -np.inf, values)))
     x_best, v_best = X[i_best].copy(), float(values[i_best])
 

@@ -41,6 +41,37 @@ def check_data(X: Any, name: str, *, min_samples: int = 2) -> np.ndarray:
     return X
 
 
+#: Data whose largest magnitude lies in ``[1 / SAFE_SCALE, SAFE_SCALE]`` go to scikit-learn
+#: as they are (so the numbers are scikit-learn's own); beyond, its solvers overflow or
+#: underflow (squares of covariances), and the data are rescaled first.
+SAFE_SCALE = 2.0**100
+
+
+def tame_scale(X: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(X', e)`` with ``X = 2**e X'``: ``X`` itself (``e = 0``) when its largest magnitude
+    is within ``[1 / SAFE_SCALE, SAFE_SCALE]`` (or ``X = 0``), else ``X`` scaled so that
+    ``max |X'|`` is in ``[1/2, 1)``. Scaling by a power of two is exact: ``X'`` holds the
+    same numbers, and its covariances and Gram matrices neither overflow nor underflow."""
+    top = float(np.max(np.abs(X))) if X.size else 0.0
+    if top == 0.0 or 1.0 / SAFE_SCALE <= top <= SAFE_SCALE:
+        return X, 0
+    e = int(np.frexp(top)[1])
+    with np.errstate(under="ignore"):  # entries below 2**-1074 of the largest one vanish
+        return np.ldexp(X, -e), e
+
+
+def relative_variance(X: np.ndarray, *, assume_centered: bool = False) -> np.ndarray:
+    """Each column's variance (its mean square with ``assume_centered``) over its largest
+    square: a scale-free number in ``[0, 1]``, 0 for a constant (or all-zero) column. Each
+    column is scaled by its own power of two first, so no magnitude of ``X`` overflows."""
+    top = np.max(np.abs(X), axis=0)
+    e = np.where(top > 0, np.frexp(top)[1], 0)
+    Y = np.ldexp(X, -e[None, :])
+    spread = (Y**2).mean(axis=0) if assume_centered else Y.var(axis=0)
+    peak = np.max(np.abs(Y), axis=0) ** 2
+    return np.divide(spread, peak, out=np.zeros_like(spread), where=peak > 0)
+
+
 def combine(coefficients: np.ndarray, rule: str) -> np.ndarray:
     """The boolean adjacency of a neighbourhood estimate: ``j ~ k`` when the regression of
     ``j`` selects ``k`` and (``"and"``) / or (``"or"``) the regression of ``k`` selects

@@ -36,19 +36,30 @@ True
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from kernelkit._threads import resolve_n_jobs, run_in_threads
-from kernelkit._validation import check_bool, check_in, check_int, check_n_jobs
+from kernelkit._validation import (
+    check_array,
+    check_bool,
+    check_in,
+    check_int,
+    check_n_jobs,
+    check_positive,
+)
 from kernelkit.structure._support import (
     check_data,
     check_penalty,
     check_rule,
     combine,
     graph_from_adjacency,
+    relative_variance,
+    tame_scale,
 )
 
 __all__ = [
@@ -164,6 +175,9 @@ def graphical_lasso(
         ``alpha`` proportional to ``sqrt(log p / n_samples)`` for standardised data), or
         ``"cv"`` to choose it by cross-validation. One argument keeps one meaning of
         ``alpha`` (the penalty, fixed or chosen); the value used is ``result.alpha``.
+        ``X`` is not standardised, so ``alpha`` is in units of ``X`` squared:
+        ``graphical_lasso(c X, c**2 alpha)`` has the graph of ``graphical_lasso(X,
+        alpha)`` and its precision divided by ``c**2``, at any magnitude of ``X``.
     alphas : int or array-like of float > 0, optional
         Only with ``alpha="cv"``: the grid size or the grid (scikit-learn's ``alphas``,
         default 4 with 4 refinements).
@@ -191,7 +205,9 @@ def graphical_lasso(
     ValueError
         ``alpha`` not > 0 and not "cv"; ``alphas`` or ``cv`` given with a fixed
         ``alpha``; fewer than 2 samples or variables; a constant column (zero variance:
-        its precision would be infinite); a bad ``mode``, ``tol`` or ``max_iter``.
+        its precision would be infinite); a bad ``mode``, ``tol`` or ``max_iter``; an
+        ``X`` whose precision (of order ``1 / max|X|**2``) or covariance is beyond the
+        float64 range; a penalty too small for a singular empirical covariance.
     TypeError
         Non-numeric ``X`` or ``alpha``.
 
@@ -209,7 +225,7 @@ def graphical_lasso(
     >>> res.graph.number_of_edges()  # independent columns, large penalty
     0
     """
-    from sklearn.covariance import GraphicalLasso, GraphicalLassoCV
+    from sklearn.covariance import GraphicalLasso, GraphicalLassoCV, empirical_covariance
 
     X = check_data(X, "X")
     use_cv = isinstance(alpha, str)
@@ -227,40 +243,118 @@ def graphical_lasso(
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     assume_centered = check_bool(assume_centered, "assume_centered")
     n_jobs = check_n_jobs(n_jobs)
-    variance = (X**2).mean(axis=0) if assume_centered else X.var(axis=0)
-    constant = np.flatnonzero(variance <= 1e-12 * max(1.0, float(np.abs(X).max()) ** 2))
+    constant = np.flatnonzero(relative_variance(X, assume_centered=assume_centered) <= 1e-12)
     if constant.size:
         raise ValueError(
             f"X has constant column(s) {constant.tolist()} (zero variance): the precision "
             "of a constant variable is infinite; drop those columns"
         )
+    if use_cv and alphas is not None and not isinstance(alphas, numbers.Integral):
+        alphas = check_array(alphas, "alphas", ndim=1, dtype=np.float64)
+        check_positive(alphas, "alphas")
+    elif use_cv and alphas is not None:
+        alphas = check_int(alphas, "alphas", minimum=1)
+    # The problem is equivariant under X -> c X: with S = c^2 S', Omega' / c^2 solves it
+    # for S at penalty alpha when Omega' solves it for S' at alpha / c^2 (substitute
+    # Omega = Omega' / c^2 in tr(Omega S) - log det Omega + alpha |Omega|_off). Data of
+    # extreme magnitude are fitted as X' = X / c, c = 2**e (exact), with S' below 1.
+    Xs, e = tame_scale(X)
+    S = empirical_covariance(Xs, assume_centered=assume_centered)
+    tiny = np.finfo(np.float64).tiny
+    lost = np.flatnonzero(np.diag(S) < tiny)
+    if lost.size:
+        raise ValueError(
+            f"X's column(s) {lost.tolist()} are so small beside its largest entry "
+            f"({np.max(np.abs(X)):.3g}) that their variance is below the float64 range in "
+            "one covariance matrix; standardise the columns of X"
+        )
     common = {"mode": mode, "tol": tol, "max_iter": max_iter, "assume_centered": assume_centered}
+    # beyond alpha_max = max |S'_jk| (j != k) the solution is diagonal (Witten, Friedman &
+    # Simon 2011): a larger penalty changes nothing but the size of round-off terms
+    cap = 2.0 * float(np.max(np.abs(S - np.diag(np.diag(S))))) or 1.0
     est: Any
     if use_cv:
-        est = GraphicalLassoCV(
-            alphas=4 if alphas is None else alphas, cv=cv, n_jobs=n_jobs, **common
-        )
+        grid = alphas
+        if isinstance(alphas, np.ndarray) and e:
+            with np.errstate(over="ignore", under="ignore"):
+                grid = np.minimum(np.ldexp(alphas, -2 * e), cap)
+        est = GraphicalLassoCV(alphas=4 if grid is None else grid, cv=cv, n_jobs=n_jobs, **common)
     else:
-        est = GraphicalLasso(alpha=alpha, **common)
-    est.fit(X)
-    used = float(est.alpha_ if use_cv else alpha)
-    precision = est.precision_
-    scale = np.sqrt(np.diag(precision))
-    partial = -precision / np.outer(scale, scale)
+        with np.errstate(over="ignore", under="ignore"):
+            alpha_s = min(float(np.ldexp(alpha, -2 * e)), cap)
+        if alpha_s < tiny:  # negligible beside S': the unpenalised estimate S'^{-1}
+            _check_invertible(S, alpha, alpha_s)
+            alpha_s = 0.0
+        est = GraphicalLasso(alpha=alpha_s, **common)
+    try:
+        est.fit(Xs)
+    except (FloatingPointError, np.linalg.LinAlgError) as exc:
+        raise ValueError(
+            f"the graphical lasso failed numerically at alpha={alpha!r} for this X "
+            f"({exc}); the penalty is too small for X's scale (largest |entry| "
+            f"{np.max(np.abs(X)):.3g}) and its empirical covariance (singular when "
+            "n_samples <= p or columns are collinear): increase alpha"
+        ) from None
+    with np.errstate(over="ignore", under="ignore"):
+        used = float(np.ldexp(est.alpha_, 2 * e)) if use_cv else float(alpha)
+        precision = np.ldexp(est.precision_, -2 * e)
+        covariance = np.ldexp(est.covariance_, 2 * e)
+    # partial correlations do not depend on the scale: from the scaled fit
+    scale = np.sqrt(np.diag(est.precision_))
+    partial = -est.precision_ / np.outer(scale, scale)
     adjacency = np.abs(partial) > EDGE_TOL
     np.fill_diagonal(adjacency, False)
+    _check_representable(precision, covariance, adjacency, used, X)
     graph = graph_from_adjacency(adjacency, weight=precision, partial_correlation=partial)
     costs = est.costs_
     gap = costs[-1][1] if isinstance(costs, list) else costs[1]  # alpha = 0: one pair
     return GraphicalLassoResult(
         precision=precision,
-        covariance=est.covariance_,
+        covariance=covariance,
         graph=graph,
         adjacency=adjacency,
         alpha=used,
         n_iter=int(est.n_iter_),
         converged=bool(abs(gap) < tol),
     )
+
+
+def _check_invertible(S: np.ndarray, alpha: float, relative: float) -> None:
+    """With a penalty negligible beside ``S`` the estimate is ``S^{-1}``: refuse a singular
+    ``S``, whose penalised precision would be of order ``1 / alpha``, beyond float64.
+    ``relative`` is ``alpha`` over the squared scale of X (up to a factor 4)."""
+    eig = np.linalg.eigvalsh(S)
+    if eig[0] <= S.shape[0] * np.finfo(np.float64).eps * eig[-1]:
+        size = f"about {relative:.3g}" if relative else "below 1e-308"
+        raise ValueError(
+            f"alpha={alpha!r} is negligible beside the covariance of X (alpha / max|X|^2 is "
+            f"{size}) and that covariance is singular (n_samples <= p or collinear columns): "
+            "the precision would be unbounded; increase alpha (it is in units of X squared) "
+            "or rescale X"
+        )
+
+
+def _check_representable(
+    precision: np.ndarray, covariance: np.ndarray, adjacency: np.ndarray, alpha: float, X: Any
+) -> None:
+    """The unscaled estimates must fit in float64: finite, with normal (not underflowed)
+    diagonals and edge weights; else a ValueError naming ``X``."""
+    tiny = np.finfo(np.float64).tiny
+    bad = (
+        not (np.isfinite(precision).all() and np.isfinite(covariance).all())
+        or not math.isfinite(alpha)
+        or np.any(np.abs(np.diag(precision)) < tiny)
+        or np.any(np.abs(np.diag(covariance)) < tiny)
+        or np.any(np.abs(precision[adjacency]) < tiny)
+    )
+    if bad:
+        top = float(np.max(np.abs(X)))
+        raise ValueError(
+            f"X's scale (largest |entry| {top:.3g}) puts its precision matrix (of order "
+            f"1 / {top:.3g}**2) or its covariance outside the float64 range; rescale X: "
+            "graphical_lasso(X / s, alpha / s**2) has the same graph, with the precision "
+            "multiplied by s**2"
+        )
 
 
 def neighbourhood_selection(
@@ -291,7 +385,9 @@ def neighbourhood_selection(
     alpha : float > 0
         The L1 penalty, as scikit-learn's ``Lasso`` (theory: ``alpha`` proportional to
         ``sigma sqrt(log p / n_samples)``). Columns on different scales are penalised
-        differently: standardise them first if that is not wanted.
+        differently: standardise them first if that is not wanted. ``alpha`` is in units
+        of ``X`` squared: ``neighbourhood_selection(c X, c**2 alpha)`` has the
+        coefficients of ``neighbourhood_selection(X, alpha)``, at any magnitude of ``X``.
     rule : {"and", "or"}, default="and"
     tol : float > 0, default=1e-4
         The duality-gap tolerance of scikit-learn's coordinate descent.
@@ -333,10 +429,20 @@ def neighbourhood_selection(
     tol = check_penalty(tol, "tol")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     workers = 1 if n_jobs is None else resolve_n_jobs(check_n_jobs(n_jobs))
-    p = X.shape[1]
-    mean = X.mean(axis=0)
-    Xc = X - mean
+    n, p = X.shape
+    # Each lasso is equivariant under X -> c X: the coefficients of (c X, alpha c^2) are
+    # those of (X, alpha) (the objective is multiplied by c^2). Data of extreme magnitude
+    # are fitted as X' = X / c, c = 2**e (exact), so that the Gram matrix cannot overflow.
+    Xs, e = tame_scale(X)
+    mean = Xs.mean(axis=0)
+    Xc = Xs - mean
     gram = Xc.T @ Xc
+    with np.errstate(over="ignore", under="ignore"):
+        alpha_s = float(np.ldexp(alpha, -2 * e))
+    # from alpha_max = max_{j != k} |X_k^T X_j| / n on every coefficient is 0 (the lasso's
+    # optimality conditions): a larger penalty changes nothing, and cannot overflow
+    cap = 2.0 * float(np.max(np.abs(gram - np.diag(np.diag(gram))))) / n or 1.0
+    alpha_s = min(alpha_s, cap)
     coefficients = np.zeros((p, p))
     n_iter = np.zeros(p, dtype=np.int64)
 
@@ -348,7 +454,7 @@ def neighbourhood_selection(
         _, coef, _, iters = lasso_path(
             design,
             Xc[:, j],
-            alphas=[alpha],
+            alphas=[alpha_s],
             precompute=np.ascontiguousarray(gram[np.ix_(rest, rest)]),
             Xy=design.T @ Xc[:, j],
             return_n_iter=True,
@@ -360,7 +466,14 @@ def neighbourhood_selection(
         n_iter[j] = iters[0]
 
     run_in_threads(fit, list(range(p)), workers)
-    intercepts = mean - (coefficients * mean[None, :]).sum(axis=1)
+    with np.errstate(over="ignore", under="ignore"):
+        intercepts = np.ldexp(mean - (coefficients * mean[None, :]).sum(axis=1), e)
+    if not (np.isfinite(coefficients).all() and np.isfinite(intercepts).all()):
+        raise ValueError(
+            f"X's columns differ in scale beyond the float64 range (largest |entry| "
+            f"{np.max(np.abs(X)):.3g}): the regression coefficients or intercepts overflow; "
+            "standardise the columns of X"
+        )
     adjacency = combine(coefficients, rule)
     graph = graph_from_adjacency(adjacency, weight=(coefficients + coefficients.T) / 2)
     return NeighbourhoodSelectionResult(

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import (
     check_array,
     check_in,
@@ -87,7 +88,7 @@ def sample_gaussian_graphical(
     ------
     ValueError
         ``precision`` not square, not finite, not symmetric or not positive definite;
-        ``n_samples < 1``.
+        ``n_samples < 1``, or more samples than this machine's memory holds.
     TypeError
         Non-numeric ``precision``; a non-integer ``n_samples``.
 
@@ -99,17 +100,22 @@ def sample_gaussian_graphical(
     >>> bool(np.allclose(np.cov(X.T) @ omega, np.eye(2), atol=0.02))  # Monte Carlo error
     True
     """
-    P = check_array(precision, "precision", dtype=np.float64)
-    if P.shape[0] != P.shape[1]:
-        raise ValueError(f"precision must be a square matrix, got shape {P.shape}")
+    P = check_array(precision, "precision", dtype=np.float64, allow_empty=True)
+    if P.shape[0] != P.shape[1] or P.shape[0] == 0:
+        raise ValueError(f"precision must be a non-empty square matrix, got shape {P.shape}")
     n_samples = check_int(n_samples, "n_samples", minimum=1)
+    p = P.shape[0]
+    # the normal draws, the solve's output and its transposed copy
+    check_memory(
+        3 * 8 * n_samples * p,
+        f"sample_gaussian_graphical(n_samples={n_samples}) of {p} variables",
+        "draw fewer samples at a time",
+    )
     rng = check_random_state(random_state)
     scale = float(np.abs(P).max())
-    asym = float(np.abs(P - P.T).max())
-    if asym > 1e-10 * scale:
-        raise ValueError(
-            f"precision must be symmetric; max |P - P^T| = {asym:.3g} (relative {asym / scale:.3g})"
-        )
+    relative = float(np.abs(P / scale - P.T / scale).max()) if scale > 0 else 0.0
+    if relative > 1e-10:  # relative to max |P|, which no magnitude of P overflows
+        raise ValueError(f"precision must be symmetric; max |P - P^T| / max |P| = {relative:.3g}")
     try:
         L = scipy.linalg.cholesky(P, lower=True)
     except np.linalg.LinAlgError:
@@ -157,7 +163,8 @@ def random_gaussian_graphical_model(
     ------
     ValueError
         ``degree >= n_vertices``, ``n_vertices * degree`` odd, ``edge_weight`` outside
-        ``(0, 1 / degree)``, a bad ``signs``.
+        ``(0, 1 / degree)``, a bad ``signs``; a dense precision beyond this machine's
+        memory.
 
     Examples
     --------
@@ -170,6 +177,11 @@ def random_gaussian_graphical_model(
 
     n_vertices = check_int(n_vertices, "n_vertices", minimum=1)
     degree = check_int(degree, "degree", minimum=0)
+    check_memory(
+        8 * n_vertices**2,
+        f"random_gaussian_graphical_model(n_vertices={n_vertices}): a dense precision matrix",
+        "ask for fewer vertices",
+    )
     if degree >= n_vertices:
         raise ValueError(f"degree must be < n_vertices = {n_vertices}, got {degree}")
     if (n_vertices * degree) % 2:
