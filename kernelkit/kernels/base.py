@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from kernelkit._memory import check_memory, memory_limit
 from kernelkit._validation import check_array, check_noise_bounds, check_positive
 from kernelkit.kernels.parameters import (
     Hyperparameter,
@@ -462,7 +463,22 @@ class Kernel:
             K = self(x) if Y is X else self(x, np.reshape(np.asarray(Y), (1, -1)))
             return float(K[0, 0])
         X, Y = self._check_pair(X, Y)
+        self._check_size(X, Y, 2, "Gram matrix")  # the matrix and a distance-sized temporary
         return self._checked(lambda: self._gram(X, Y), X, Y, "values", always=False)
+
+    def _check_size(self, X: Any, Y: Any, per_entry: int, what: str) -> None:
+        """Refuse up front (the memory guard's "would need about X" message) a result of
+        ``per_entry`` float64 numbers per pair of ``X`` and ``Y`` beyond the machine's
+        memory; the message is only formatted when it is needed."""
+        n, m = len(X), len(Y)
+        n_bytes = 8 * per_entry * n * m
+        if n_bytes > memory_limit():
+            check_memory(
+                n_bytes,
+                f"the {what} of {self!r} on {n} x {m} inputs",
+                "use kernelkit.kernels.kernel_operator (products with K, never forming it) "
+                "or kernelkit.kernels.gram (blockwise, onto disk or a dask array)",
+            )
 
     def diag(self, X: Any) -> np.ndarray:
         """``k(X[i], X[i])`` for each ``i``, without forming the Gram matrix.
@@ -494,6 +510,7 @@ class Kernel:
             ``[i, j, p]`` is ``dK_ij / dtheta_p``.
         """
         X = self._check_pair(X, None)[0]
+        self._check_size(X, X, self.n_dims + 1, "gradient tensor")
         return self._checked(lambda: self._gradient(X), X, X, "gradients")
 
     def gradient_dot(self, X: Any, W: Any) -> np.ndarray:
@@ -576,6 +593,7 @@ class Kernel:
             returning an ndarray of shape ``(n_dims,)``.
         """
         X = self._check_pair(X, None)[0]
+        self._check_size(X, X, 3, "Gram matrix (with its gradient's work)")
         parts: list[Any] = []
 
         def gram() -> np.ndarray:
@@ -617,6 +635,8 @@ class Kernel:
             If the kernel does not provide input gradients.
         """
         X, Y = self._check_pair(X, Y)
+        d = X.shape[1] if isinstance(X, np.ndarray) and X.ndim == 2 else 1
+        self._check_size(X, Y, d + 1, "input gradients")
         return self._checked(lambda: self._input_gradient(X, Y), X, Y, "input gradients")
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:

@@ -235,19 +235,27 @@ def kernel_operator(
 
     def apply(V: np.ndarray) -> np.ndarray:
         V = np.asarray(V)
+        if not np.isfinite(V).all():
+            raise ValueError("the vector multiplied by the kernel operator contains NaN or inf")
         out = np.empty(V.shape, dtype=np.result_type(V.dtype, np.float64))
-        for start in range(0, n, rows):
-            stop = min(start + rows, n)
-            Xb = X[start:stop]
-            # the diagonal block as kernel(Xb), as in kernel(X) (a White term's noise)
-            acc = kernel(Xb) @ V[start:stop]
-            if start:
-                acc += kernel(Xb, X[:start]) @ V[:start]
-            if stop < n:
-                acc += kernel(Xb, X[stop:]) @ V[stop:]
-            out[start:stop] = acc
-        if noise:
-            out += noise * V
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below, with the cause
+            for start in range(0, n, rows):
+                stop = min(start + rows, n)
+                Xb = X[start:stop]
+                # the diagonal block as kernel(Xb), as in kernel(X) (a White term's noise)
+                acc = kernel(Xb) @ V[start:stop]
+                if start:
+                    acc += kernel(Xb, X[:start]) @ V[:start]
+                if stop < n:
+                    acc += kernel(Xb, X[stop:]) @ V[stop:]
+                out[start:stop] = acc
+            if noise:
+                out += noise * V
+        if not np.isfinite(out).all():
+            raise ValueError(
+                "the product of the kernel operator with this vector overflows float64 "
+                f"(|v| up to {float(np.max(np.abs(V))):.3g}); rescale the vector"
+            )
         return out
 
     return LinearOperator(

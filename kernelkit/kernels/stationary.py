@@ -108,11 +108,18 @@ class Stationary(Kernel):
     # ---- profile, to be provided by subclasses (s = r^2 >= 0, possibly +inf; s may be
     # modified in place). None may return NaN or raise a floating-point warning.
     def _f(self, s: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        raise NotImplementedError(self._no_profile())
 
     def _g(self, s: np.ndarray) -> np.ndarray:
         """``-f'(r) / r`` (finite wherever it multiplies a nonzero ``Delta^2``)."""
-        raise NotImplementedError
+        raise NotImplementedError(self._no_profile())
+
+    def _no_profile(self) -> str:
+        return (
+            f"{type(self).__name__} has no profile: Stationary is the base class of RBF, "
+            "Matern, Laplace and RationalQuadratic; use one of them, or a subclass that "
+            "defines _f (and _g for gradients)"
+        )
 
     def _h(self, s: np.ndarray) -> np.ndarray:
         """``-f'(r) = r g(r)``, 0 at ``s = inf``."""
