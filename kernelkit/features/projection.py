@@ -110,8 +110,17 @@ def jl_failure_bound(n_samples: int, n_components: int, eps: float) -> float:
     n = check_int(n_samples, "n_samples", minimum=1)
     m = check_int(n_components, "n_components", minimum=1)
     eps = check_fraction(eps, "eps")
-    tail = stats.chi2.sf(m * (1.0 + eps), m) + stats.chi2.cdf(m * (1.0 - eps), m)
-    return float(min(1.0, n * (n - 1) / 2 * tail))
+    if m >= 2**1000:  # beyond the float range: the chi2 tail is 0 to any precision
+        return 0.0
+    mf = float(m)  # exact below 2^53; SciPy takes no Python int beyond int64
+    tail = stats.chi2.sf(mf * (1.0 + eps), mf) + stats.chi2.cdf(mf * (1.0 - eps), mf)
+    if n < 2**50:
+        return float(min(1.0, n * (n - 1) / 2 * tail))
+    if tail == 0.0:
+        return 0.0
+    # C(n, 2) beyond the float range: the product in logs
+    log_bound = math.log(n) + math.log(n - 1) - math.log(2.0) + math.log(tail)
+    return math.exp(min(log_bound, 0.0))
 
 
 class RandomProjection(RandomMap):

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit._threads import one_blas_thread, resolve_n_jobs
-from kernelkit._validation import check_int
+from kernelkit._validation import check_int, check_n_jobs
 
 __all__ = [
     "fwht",
@@ -108,6 +108,8 @@ def pad_to_power_of_two(X: Any) -> np.ndarray:
     ValueError
         If ``X`` is a scalar or its last axis is empty.
     """
+    if X is None or isinstance(X, (str, bytes)):
+        raise TypeError(f"X must be an array of numbers, got {type(X).__name__}")
     X = np.asarray(X)
     if X.ndim == 0:
         raise ValueError("X must be at least 1-dimensional")
@@ -303,7 +305,7 @@ def _check_fwht_input(x: Any, inplace: bool) -> np.ndarray:
     return arr
 
 
-def fwht(x: Any, *, normalized: bool = True, inplace: bool = False, n_jobs: int = 1) -> Any:
+def fwht(x: Any, *, normalized: bool = True, inplace: bool = False, n_jobs: int | None = 1) -> Any:
     """Walsh–Hadamard transform of every row: ``x @ H`` with ``H`` of order ``d``.
 
     Parameters
@@ -311,7 +313,8 @@ def fwht(x: Any, *, normalized: bool = True, inplace: bool = False, n_jobs: int 
     x : array-like of shape (d,) or (n, d)
         ``d`` must be a power of two (see :func:`pad_to_power_of_two`). float32 and
         float64 are kept; complex64/complex128 are transformed as real and imaginary
-        parts; anything else numeric is converted to float64.
+        parts; anything else numeric is converted to float64. Finite: NaN and infinity
+        are refused.
     normalized : bool, default=True
         Use ``H / sqrt(d)`` (orthonormal, so ``fwht(fwht(x)) == x``) instead of the
         ±1 matrix.
@@ -319,18 +322,34 @@ def fwht(x: Any, *, normalized: bool = True, inplace: bool = False, n_jobs: int 
         Overwrite ``x`` (which must then be a writeable float or complex ndarray) and
         return it.
     n_jobs : int or None, default=1
-        Threads over blocks of rows (``None``: the BLAS thread count).
+        Threads over blocks of rows: a positive integer, ``-1`` (all CPUs) or ``None``
+        (the BLAS thread count), as for the random maps.
 
     Returns
     -------
     ndarray
         ``x @ H``, of the shape of ``x`` (and its dtype, for float and complex input).
 
+    Raises
+    ------
+    ValueError
+        ``x`` holds NaN or infinity, is not 1- or 2-dimensional, or its last axis is not
+        a power of two; ``n_jobs`` is 0 or below -1.
+    OverflowError
+        An entry of ``x @ H`` itself lies beyond the largest float of ``x``'s dtype (at
+        most ``d max|x|``, or ``sqrt(d) max|x|`` normalised); ``x`` is left unchanged.
+    TypeError
+        ``x`` is not numeric; ``n_jobs`` is not an integer.
+
     Notes
     -----
     Rowland (2018) eq. 6.2 and §6.3.6 (Fig. 6.1: ``H`` as a Kronecker product of 2x2
     blocks). Cost ``O(d log d)`` per row up to the small dense factors (see the module
-    docstring).
+    docstring). Every entry of every stage is at most ``d max|x|`` (``sqrt(d) max|x|``
+    normalised) in size; when that bound is near the top of the dtype's range, or
+    ``max|x|`` is near the bottom (subnormal), the input is first scaled by a power of
+    two (exactly) and the result scaled back, so that intermediate sums neither overflow
+    nor lose bits to underflow.
 
     Examples
     --------
@@ -339,23 +358,74 @@ def fwht(x: Any, *, normalized: bool = True, inplace: bool = False, n_jobs: int 
     array([1., 1., 1., 1.])
     >>> fwht(np.array([1.0, 2.0]))
     array([ 2.12132034, -0.70710678])
+    >>> fwht(np.array([1e308, 1e308]))  # the unscaled sum 2e308 would overflow
+    array([1.41421356e+308, 0.00000000e+000])
     """
     arr = _check_fwht_input(x, inplace)
+    n_jobs = check_n_jobs(n_jobs)
     X = arr.reshape(1, -1) if arr.ndim == 1 else arr
     out = arr if inplace else np.empty_like(arr)
     Y = out.reshape(1, -1) if out.ndim == 1 else out
+    if X.size == 0:
+        return out
     if np.iscomplexobj(X):
-        if X.size:
-            re = np.ascontiguousarray(X.real)
-            im = np.ascontiguousarray(X.imag)
-            _fwht_rows(re, re, normalized, n_jobs)
-            _fwht_rows(im, im, normalized, n_jobs)
-            Y.real, Y.imag = re, im
+        shifts = [_scaling_shift(part, normalized) for part in (X.real, X.imag)]
+        re = _fwht_part(X.real, normalized, n_jobs, shifts[0])
+        im = _fwht_part(X.imag, normalized, n_jobs, shifts[1])
+        Y.real, Y.imag = re, im
+        return out
+    shift = _scaling_shift(X, normalized)
+    if shift:
+        Y[...] = _fwht_part(X, normalized, n_jobs, shift)
         return out
     if not X.flags.c_contiguous:
         X = np.ascontiguousarray(X)
     _fwht_rows(X, Y, normalized, n_jobs)
     return out
+
+
+def _scaling_shift(X: np.ndarray, normalized: bool) -> int:
+    """The power of two ``e`` by which to divide ``X`` before the transform (0: none):
+    the exponent of ``max|X|`` when ``d max|X|`` (``sqrt(d) max|X|`` normalised), the
+    bound on every intermediate entry, is within a factor 4 of the dtype's largest
+    float, or when ``max|X|`` is so small that the scaled first stage would be
+    subnormal. Refuses NaN and infinity (``ValueError`` naming ``x``)."""
+    m = max(float(X.max()), -float(X.min()))  # NaN propagates through max / min
+    if not math.isfinite(m):
+        raise ValueError("x contains NaN or infinity; fwht needs finite input")
+    if m == 0.0:
+        return 0
+    info = np.finfo(X.dtype)
+    d = X.shape[-1]
+    growth = float(d) if not normalized else math.sqrt(d)
+    small = float(info.tiny) * 2.0 ** (info.nmant + 2) * math.sqrt(d)
+    if growth * m <= float(info.max) / 4.0 and m >= small:
+        return 0
+    return math.frexp(m)[1]
+
+
+def _fwht_part(X: np.ndarray, normalized: bool, n_jobs: int | None, shift: int) -> np.ndarray:
+    """``X @ H`` for a real ``X`` in a new C-contiguous array, computed on ``X 2^-shift``
+    (exact: a power of two) and scaled back; ``OverflowError`` when the result itself
+    is beyond the dtype's range."""
+    Z = np.ascontiguousarray(np.ldexp(X, -shift) if shift else X, dtype=X.dtype)
+    if Z is X or np.shares_memory(Z, X):
+        Z = Z.copy()
+    _fwht_rows(Z, Z, normalized, n_jobs)
+    if shift > 0:
+        top = max(float(Z.max()), -float(Z.min()))
+        if top > math.ldexp(float(np.finfo(X.dtype).max), -shift):
+            kind = "normalised" if normalized else "unnormalised"
+            log10 = math.log10(top) + shift * math.log10(2.0)
+            size = f"{10 ** (log10 % 1):.3g}e+{math.floor(log10)}"
+            raise OverflowError(
+                f"the {kind} Walsh–Hadamard transform of x has an entry of about {size}, "
+                f"beyond the largest {X.dtype} ({float(np.finfo(X.dtype).max):.3g}); "
+                "scale x down first"
+            )
+    if shift:
+        np.ldexp(Z, shift, out=Z)
+    return Z
 
 
 def _fwht_rows(X: np.ndarray, Y: np.ndarray, normalized: bool, n_jobs: int | None) -> None:

@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import networkx as nx
@@ -133,7 +134,7 @@ def degrees(G: Any, *, weight: str | None = None) -> np.ndarray:
     >>> degrees(nx.star_graph(3)).tolist()
     [3.0, 1.0, 1.0, 1.0]
     """
-    return _degrees(adjacency_matrix(G, weight=weight))
+    return _finite_degrees(adjacency_matrix(G, weight=weight))
 
 
 def normalized_adjacency(G: Any, *, weight: str | None = None) -> sparse.csr_matrix:
@@ -222,15 +223,30 @@ def laplacian(G: Any, *, weight: str | None = None) -> sparse.csr_matrix:
     [[1.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, 1.0]]
     """
     A = adjacency_matrix(G, weight=weight)
-    return sparse.csr_matrix(sparse.diags(_degrees(A), format="csr") - A)
+    return sparse.csr_matrix(sparse.diags(_finite_degrees(A), format="csr") - A)
 
 
 # -- helpers on a validated adjacency matrix (used by vertex_kernels) ----------------------
 
 
 def _degrees(A: sparse.csr_matrix) -> np.ndarray:
-    """Row sums of a validated adjacency matrix."""
-    return np.asarray(A.sum(axis=1), dtype=np.float64).reshape(-1)
+    """Row sums of a validated adjacency matrix (``inf`` where one overflows)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(A.sum(axis=1), dtype=np.float64).reshape(-1)
+
+
+def _finite_degrees(A: sparse.csr_matrix) -> np.ndarray:
+    """:func:`_degrees`, or a ``ValueError`` naming ``G`` where a degree overflows."""
+    d = _degrees(A)
+    if not np.isfinite(d).all():
+        v = int(np.flatnonzero(~np.isfinite(d))[0])
+        raise ValueError(
+            f"G has a weighted degree beyond the float64 range at vertex {v} (the sum of "
+            "its edge weights); scale the weights down (the normalised adjacency and "
+            "Laplacian, and the kernels built on them, do not change when all weights are "
+            "scaled)"
+        )
+    return d
 
 
 def _inverse_sqrt_degrees(A: sparse.csr_matrix) -> np.ndarray:
@@ -242,12 +258,35 @@ def _inverse_sqrt_degrees(A: sparse.csr_matrix) -> np.ndarray:
 
 
 def _normalized_adjacency(A: sparse.csr_matrix) -> sparse.csr_matrix:
-    """``D^{-1/2} A D^{-1/2}`` of a validated adjacency matrix, exactly symmetric."""
-    s = _inverse_sqrt_degrees(A)
+    """``D^{-1/2} A D^{-1/2}`` of a validated adjacency matrix, exactly symmetric.
+
+    ``N`` does not change when ``A`` is scaled: where a degree could overflow (largest
+    weight times ``V`` above ``2^1000``) or the weights are all tiny (below ``2^-500``),
+    ``A`` is first scaled by an even power of two that puts its largest weight in
+    ``[1/4, 1)`` (exact, and exact again through the square roots). Where ``s_i s_j``
+    would overflow (degrees near the smallest floats), ``(A_ij min(s_i, s_j)) max(s_i,
+    s_j)`` is used: symmetric too, and each factor stays in range (``A_ij <= d_i, d_j``).
+    """
     N = A.copy()
+    if A.nnz == 0:
+        return N
+    top = float(A.data.max())
+    if top * A.shape[0] > 2.0**1000 or top < 2.0**-500:
+        shift = math.frexp(top)[1]
+        shift += shift % 2
+        N.data = np.ldexp(N.data, -shift)
+    s = _inverse_sqrt_degrees(N)
     rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    s_i, s_j = s[rows], s[A.indices]
     # s_i * s_j == s_j * s_i exactly, and A is exactly symmetric, so N is too
-    N.data *= s[rows] * s[A.indices]
+    with np.errstate(over="ignore"):
+        pair = s_i * s_j
+    wide = np.isinf(pair)
+    if wide.any():
+        lo, hi = np.minimum(s_i, s_j)[wide], np.maximum(s_i, s_j)[wide]
+        pair[wide] = 1.0
+        N.data[wide] = (N.data[wide] * lo) * hi
+    N.data *= pair
     return N
 
 

@@ -24,7 +24,9 @@ edge (Urry & Sollich 2013, Eq. 35).
 
 Every generator returns a simple undirected ``networkx.Graph`` on nodes ``0..V-1`` and takes
 ``random_state`` (``None``, an int, a ``RandomState`` or a ``Generator``): the same integer
-gives the same graph.
+gives the same graph. A graph whose networkx form could not fit in memory (about 800
+bytes per vertex and 600 per expected edge, peak, measured) is refused up front with a
+``ValueError`` saying how much it would need, as are draws and pmfs beyond memory.
 
 References
 ----------
@@ -46,6 +48,7 @@ import networkx as nx
 import numpy as np
 from scipy import special, stats
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import (
     check_array,
     check_int,
@@ -70,6 +73,11 @@ MAX_DEGREE = 10**7
 _SUM_TOL = 1e-9
 #: Pair probabilities evaluated at once by the generalised random graph (memory bound).
 _BLOCK_PAIRS = 2**20
+#: Peak bytes per vertex and per edge of a generator's networkx result, including the
+#: copy into a plain ``networkx.Graph`` and the generator's own lists (measured with
+#: tracemalloc on networkx 3: 550-720 bytes per vertex, 200-510 per edge).
+_BYTES_PER_VERTEX = 800
+_BYTES_PER_EDGE = 600
 
 
 # ------------------------------------------------------------------ degree distributions
@@ -197,6 +205,7 @@ class DegreeDistribution:
         array([0., 0., 0., 1.])
         """
         d = check_int(d, "d", minimum=0)
+        check_memory(24 * (d + 1), f"DegreeDistribution.regular(d={d}): a pmf of d + 1 entries")
         pmf = np.zeros(d + 1)
         pmf[d] = 1.0
         return cls(pmf)
@@ -223,11 +232,14 @@ class DegreeDistribution:
         tail_tol = _check_tail_tol(tail_tol)
         if mean == 0.0:
             return cls(np.ones(1))
-        k_max = int(stats.poisson.isf(tail_tol, mean))
-        while stats.poisson.sf(k_max, mean) > tail_tol:
-            k_max += 1
-        while k_max > 0 and stats.poisson.sf(k_max - 1, mean) <= tail_tol:
-            k_max -= 1
+        if mean > MAX_DEGREE:  # k_max > mean: beyond the limit whatever tail_tol is
+            raise ValueError(
+                f"mean must be at most MAX_DEGREE = {MAX_DEGREE} (the pmf is held up to a "
+                f"k_max above the mean), got {mean!r}"
+            )
+        guess = float(stats.poisson.isf(tail_tol, mean))  # NaN where SciPy gives up
+        k_max = int(guess) if math.isfinite(guess) else math.ceil(mean)
+        k_max = _smallest_degree(lambda k: float(stats.poisson.sf(k, mean)), tail_tol, k_max)
         _check_k_max(k_max, "mean")
         pmf = stats.poisson.pmf(np.arange(k_max + 1), mean)
         return cls(pmf / math.fsum(pmf.tolist()), float(stats.poisson.sf(k_max, mean)))
@@ -282,9 +294,11 @@ class DegreeDistribution:
         tail_tol = _check_tail_tol(tail_tol)
         # P(D > k) ≈ P(λ > k) = (λ_m / k)^α for the heavy tail, and at least the Poisson(λ_m)
         # tail (D dominates it): grow the guess until it is enough, then take the smallest.
-        k_max = max(
-            math.ceil(lam * tail_tol ** (-1.0 / alpha)), int(stats.poisson.isf(tail_tol, lam))
-        )
+        heavy = lam * tail_tol ** (-1.0 / alpha)  # may be far beyond MAX_DEGREE, or inf
+        if not heavy <= MAX_DEGREE:
+            _check_k_max(MAX_DEGREE + 1, "exponent, lambda_m and tail_tol")
+        light = float(stats.poisson.isf(tail_tol, lam))  # NaN where SciPy gives up
+        k_max = max(math.ceil(heavy), int(light) if math.isfinite(light) else math.ceil(lam))
         while _pareto_mixed_poisson_tail(np.array([k_max]), alpha, lam)[0] > tail_tol:
             _check_k_max(k_max, "exponent")
             k_max = math.ceil(1.25 * k_max) + 1
@@ -330,8 +344,23 @@ class DegreeDistribution:
         9.0
         """
         order = check_int(order, "order", minimum=0)
-        degrees = np.arange(self.k_max + 1, dtype=np.float64)
-        return float(math.fsum((degrees**order * self.pmf).tolist()))
+        if order == 0 or self.k_max <= 1 or order * math.log(self.k_max) < 700.0:
+            degrees = np.arange(self.k_max + 1, dtype=np.float64)
+            return float(math.fsum((degrees**order * self.pmf).tolist()))
+        # k_max^order beyond the float range: the sum in logs, sum_d exp(order log d + log p)
+        d = self.support[self.support > 0]
+        if d.size == 0:
+            return 0.0
+        logs = float(order) * np.log(d.astype(np.float64)) + np.log(self.pmf[d])
+        top = float(logs.max())
+        log_moment = top + math.log(math.fsum(np.exp(logs - top).tolist()))
+        if log_moment > math.log(np.finfo(np.float64).max):
+            raise OverflowError(
+                f"the moment of order {order} of this law is about "
+                f"1e{log_moment / math.log(10.0):.0f}, beyond the float64 range; ask for a "
+                "lower order"
+            )
+        return math.exp(log_moment)
 
     @property
     def edge_biased_pmf(self) -> np.ndarray:
@@ -367,7 +396,8 @@ class DegreeDistribution:
         array([[2, 4, 0],
                [2, 1, 1]])
         """
-        return _inverse_cdf(self._cdf, _check_size(size), check_random_state(random_state))
+        size = _check_size(size, "DegreeDistribution.sample")
+        return _inverse_cdf(self._cdf, size, check_random_state(random_state))
 
     def sample_edge_biased(
         self, size: int | tuple[int, ...], random_state: Any = None
@@ -401,7 +431,8 @@ class DegreeDistribution:
         >>> p.sample_edge_biased(4, random_state=0)
         array([2, 2, 2, 2])
         """
-        return _inverse_cdf(self._edge_cdf, _check_size(size), check_random_state(random_state))
+        size = _check_size(size, "DegreeDistribution.sample_edge_biased")
+        return _inverse_cdf(self._edge_cdf, size, check_random_state(random_state))
 
     @cached_property
     def _edge_biased(self) -> np.ndarray:
@@ -428,10 +459,28 @@ def _inverse_cdf(cdf: np.ndarray, size: Any, rng: np.random.RandomState) -> np.n
     return np.minimum(out, cdf.shape[0] - 1).astype(np.int64)
 
 
-def _check_size(size: Any) -> int | tuple[int, ...]:
+def _check_size(size: Any, request: str) -> int | tuple[int, ...]:
+    """``size`` checked, and its draws within memory (about 32 bytes each: the uniforms,
+    the indices and their int64 copy)."""
     if isinstance(size, tuple):
-        return tuple(check_int(s, "size", minimum=0) for s in size)
-    return check_int(size, "size", minimum=0)
+        size = tuple(check_int(s, "size", minimum=0) for s in size)
+        n = math.prod(size)
+    else:
+        size = n = check_int(size, "size", minimum=0)
+    check_memory(32 * n, f"{request}(size={size!r}): {n} draws", "draw fewer at a time")
+    return size
+
+
+def _check_graph_memory(request: str, n_vertices: int, n_edges: float, extra: int = 0) -> None:
+    """Refuse a graph whose networkx form (:data:`_BYTES_PER_VERTEX`,
+    :data:`_BYTES_PER_EDGE`) could not fit in memory; ``n_edges`` is its expected edge
+    count."""
+    n_bytes = _BYTES_PER_VERTEX * n_vertices + int(_BYTES_PER_EDGE * n_edges) + extra
+    check_memory(
+        n_bytes,
+        f"{request}: a networkx graph with {n_vertices} vertices and about {n_edges:.3g} edges",
+        "ask for fewer vertices (networkx holds a few hundred bytes per vertex and edge)",
+    )
 
 
 def _check_tail_tol(tail_tol: Any) -> float:
@@ -439,6 +488,23 @@ def _check_tail_tol(tail_tol: Any) -> float:
     if tol >= 1.0:
         raise ValueError(f"tail_tol must be in (0, 1), got {tail_tol!r}")
     return tol
+
+
+def _smallest_degree(tail: Any, tail_tol: float, guess: int) -> int:
+    """The smallest ``k >= 0`` with ``tail(k) <= tail_tol`` for a decreasing ``tail``,
+    from a guess: doubling up from it, then bisection (``O(log k)`` evaluations, with
+    :func:`_check_k_max` on the way up)."""
+    lo, hi = -1, max(guess, 0)  # tail(lo) > tol is assumed for lo = -1
+    while tail(hi) > tail_tol:
+        _check_k_max(hi, "mean")
+        lo, hi = hi, 2 * hi + 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if tail(mid) <= tail_tol:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _check_k_max(k_max: int, name: str) -> None:
@@ -566,6 +632,7 @@ def random_regular_graph(d: int, n_vertices: int, *, random_state: Any = None) -
         raise ValueError(f"d must be < n_vertices = {n} for a simple graph, got d = {d}")
     if (n * d) % 2:
         raise ValueError(f"n_vertices * d must be even, got n_vertices = {n}, d = {d}")
+    _check_graph_memory(f"random_regular_graph(d={d}, n_vertices={n})", n, n * d / 2)
     rng = check_random_state(random_state)
     return nx.Graph(nx.random_regular_graph(d, n, seed=rng))
 
@@ -603,9 +670,29 @@ def erdos_renyi_graph(n_vertices: int, mean_degree: float, *, random_state: Any 
     lam = check_nonnegative_number(mean_degree, "mean_degree")
     if lam > n - 1:
         raise ValueError(f"mean_degree must be <= n_vertices - 1 = {n - 1}, got {mean_degree!r}")
+    _check_graph_memory(f"erdos_renyi_graph(n_vertices={n}, mean_degree={lam!r})", n, n * lam / 2)
     p = lam / (n - 1) if n > 1 else 0.0
     rng = check_random_state(random_state)
+    if 0.0 < p < 2.0**-40:
+        # networkx's skipping sampler divides by log(1 - p): 0 for p below 2^-53 (a
+        # ZeroDivisionError), inexact near it; for such p the edges are so few that they
+        # are drawn directly: Binomial(V (V - 1) / 2, p) of them, distinct uniform pairs
+        return _sparse_gnp(n, p, rng)
     return nx.Graph(nx.fast_gnp_random_graph(n, p, seed=rng))
+
+
+def _sparse_gnp(n: int, p: float, rng: np.random.RandomState) -> nx.Graph:
+    """``G(n, p)`` for a tiny ``p``: ``Binomial(n (n - 1) / 2, p)`` edges, drawn as
+    distinct uniformly random pairs (rejection of repeats; the expected count is below
+    ``n^2 2^-40``, so repeats are rare)."""
+    n_pairs = n * (n - 1) // 2
+    m = int(rng.binomial(n_pairs, p)) if n_pairs < 2**62 else int(rng.poisson(n_pairs * p))
+    G = nx.empty_graph(n)
+    while G.number_of_edges() < m:
+        i, j = (int(v) for v in rng.randint(0, n, size=2))
+        if i != j:
+            G.add_edge(min(i, j), max(i, j))
+    return G
 
 
 def generalized_random_graph(
@@ -654,6 +741,21 @@ def generalized_random_graph(
     if alpha <= 1.0:
         raise ValueError(f"exponent must be > 1 (a finite mean weight), got {exponent!r}")
     lam = check_positive_scalar(lambda_m, "lambda_m")
+    # 1 - U >= 2^-53, so every weight is at most λ_m 2^(53/α): finite, or refused
+    top = math.log(lam) + 53.0 * math.log(2.0) / alpha
+    if top >= math.log(np.finfo(np.float64).max):
+        raise ValueError(
+            f"lambda_m = {lambda_m!r} with exponent = {exponent!r} can give weights "
+            f"λ_m 2^(53/α) beyond the float range; lambda_m must be below "
+            f"{np.finfo(np.float64).max / 2.0 ** (53.0 / alpha):.3g}"
+        )
+    mean_degree = alpha * lam / (alpha - 1.0)  # E[w], the large-V mean degree
+    _check_graph_memory(
+        f"generalized_random_graph(n_vertices={n}, ...)",
+        n,
+        min(n * (n - 1) / 2, n * mean_degree / 2),
+        extra=64 * _BLOCK_PAIRS + 8 * n,
+    )
     rng = check_random_state(random_state)
     # Inverse CDF of the Pareto law: P(w > t) = (λ_m / t)^α; 1 - U lies in (0, 1].
     weights = lam * (1.0 - rng.random_sample(n)) ** (-1.0 / alpha)
@@ -673,7 +775,19 @@ def _weighted_pair_edges(
     depends on ``rng`` only, not on ``block_pairs``.
     """
     n = weights.shape[0]
-    total = float(weights.sum())
+    # w_i w_j / (L + w_i w_j) as written while the products and the sum stay far inside
+    # the float range; else, with the weights scaled by 2^-k (exact; k the exponent of
+    # the largest), as 1 / (1 + L / (w_i w_j)), L / (w_i w_j) = 2^-k (L' / w'_i) / w'_j,
+    # which neither over- nor underflows on the way (L' >= w'_i, and all weights lie
+    # within a factor 2^53 of each other): the same probabilities, without inf / inf
+    top = float(weights.max()) if n else 0.0
+    direct = top < 2.0**450 and n * top < 2.0**1000
+    if direct:
+        total = float(weights.sum())
+    else:
+        shift = math.frexp(top)[1]
+        scaled = np.ldexp(weights, -shift)
+        total = float(scaled.sum())
     rows_out, cols_out = [], []
     start = 0
     while start < n - 1:
@@ -682,8 +796,13 @@ def _weighted_pair_edges(
         rows = np.arange(start, stop)
         cols = np.arange(start, n)
         upper = cols[None, :] > rows[:, None]
-        prod = weights[start:stop, None] * weights[None, start:]
-        prob = (prod / (total + prod))[upper]  # row-major: row i, then columns i+1..n-1
+        if direct:
+            prod = weights[start:stop, None] * weights[None, start:]
+            prob = (prod / (total + prod))[upper]  # row-major: row i, then columns i+1..n-1
+        else:
+            with np.errstate(under="ignore"):
+                ratio = np.ldexp((total / scaled[start:stop, None]) / scaled[None, start:], -shift)
+            prob = (1.0 / (1.0 + ratio))[upper]
         keep = rng.random_sample(prob.shape[0]) < prob
         r, c = np.nonzero(upper)
         rows_out.append(r[keep] + start)
@@ -746,6 +865,10 @@ def configuration_graph(
         if n_vertices is None:
             raise ValueError("n_vertices is required when degrees is a DegreeDistribution")
         n = check_int(n_vertices, "n_vertices", minimum=1)
+        # the multigraph and its simple copy, and the drawn degrees
+        _check_graph_memory(
+            f"configuration_graph(n_vertices={n})", n, n * degrees.mean, extra=40 * n
+        )
         seq = _even_degree_sequence(degrees, n, rng)
     else:
         seq = _check_degree_sequence(degrees)
@@ -754,6 +877,12 @@ def configuration_graph(
                 f"n_vertices = {n_vertices} does not match the length {seq.shape[0]} of the "
                 "degree sequence; omit n_vertices with a sequence"
             )
+        stubs = sum(int(x) for x in seq.tolist())
+        _check_graph_memory(
+            f"configuration_graph(a degree sequence of {seq.shape[0]} vertices and {stubs} stubs)",
+            int(seq.shape[0]),
+            float(stubs),  # edges of the multigraph and of its simple copy
+        )
     multigraph = nx.configuration_model(seq.tolist(), seed=rng)
     G = nx.Graph(multigraph)
     G.remove_edges_from(list(nx.selfloop_edges(G)))
@@ -799,6 +928,10 @@ def _check_degree_sequence(degrees: Any) -> np.ndarray:
         raise ValueError(
             "degrees must hold non-negative integers (a degree sequence; for a pmf use "
             "DegreeDistribution.from_pmf)"
+        )
+    if arr.size and float(arr.max()) >= 2.0**53:
+        raise ValueError(
+            f"degrees must be below 2**53 (a degree is a count of stubs), got {arr.max()!r}"
         )
     seq = arr.astype(np.int64)
     if int(seq.sum()) % 2:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import check_bool, check_in, check_int
 
 from ._base import GraphFeatures, label_name, node_raw_labels
@@ -118,6 +119,11 @@ class WeisfeilerLehman(GraphFeatures):
         super()._check_params()
 
     def _fit_counts(self, batch: GraphBatch) -> tuple[sparse.csr_matrix, np.ndarray]:
+        check_memory(  # per iteration: the colours, a histogram entry and a signature per node
+            48 * (self.n_iter + 1) * (batch.n_nodes + len(batch.node_offsets)),
+            f"WeisfeilerLehman(n_iter={self.n_iter}) on {batch.n_nodes} nodes",
+            "ask for fewer iterations",
+        )
         self.uses_labels_ = self.node_label is not None
         self.vocabulary_, colours = fit_codes(initial_colours(batch))
         hists, self.signatures_ = self._histograms(batch, colours, [None] * self.n_iter)

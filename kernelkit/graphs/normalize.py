@@ -120,8 +120,32 @@ def normalize_rows(X: Any, sq_norms: Any = None) -> sparse.csr_matrix:
     """
     X = sparse.csr_matrix(X, dtype=np.float64)
     if sq_norms is None:
-        sq_norms = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        return _unit_rows(X)
     scale = inverse_sqrt(sq_norms)
     if scale.shape != (X.shape[0],):
         raise ValueError(f"sq_norms must have shape ({X.shape[0]},), got {scale.shape}")
     return sparse.csr_matrix(sparse.diags(scale) @ X)
+
+
+def _unit_rows(X: sparse.csr_matrix) -> sparse.csr_matrix:
+    """The rows of ``X`` divided by their Euclidean norms (zero rows stay zero).
+
+    A row whose largest entry is beyond ``2^500`` or below ``2^-500`` in size is first
+    scaled by a power of two (exact; the unit row does not change), so that its squared
+    norm neither overflows nor underflows; other rows take the plain path, bit for bit.
+    """
+    if X.nnz and not np.isfinite(X.data).all():
+        raise ValueError("X contains NaN or infinity; cosine normalisation needs finite rows")
+    top = np.zeros(X.shape[0])
+    if X.nnz:
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        np.maximum.at(top, rows, np.abs(X.data))
+    shift = np.zeros(X.shape[0], dtype=np.int64)
+    wide = (top > 2.0**500) | ((top > 0) & (top < 2.0**-500))
+    if wide.any():
+        shift[wide] = np.frexp(top[wide])[1]
+    Y = X.copy()
+    if wide.any():
+        Y.data = np.ldexp(Y.data, -shift[rows])
+    sq_norms = np.asarray(Y.multiply(Y).sum(axis=1)).ravel()
+    return sparse.csr_matrix(sparse.diags(inverse_sqrt(sq_norms)) @ Y)

@@ -67,21 +67,29 @@ def gram(X: Any, Y: Any = None) -> np.ndarray:
     sparse_cols = np.flatnonzero(~dense_cols & (a > 0) & (b > 0))
     dense_cols = np.flatnonzero(dense_cols)
 
-    if len(dense_cols):
-        Xd = X[:, dense_cols].toarray()
-        Yd = Xd if same else Yc[:, dense_cols].toarray()
-        if _exact_in_float32(X, Yc):
-            Xd = Xd.astype(np.float32)
-            Yd = Xd if same else Yd.astype(np.float32)
-        K = np.asarray(Xd @ Yd.T, dtype=np.float64)  # syrk when same
-    else:
-        K = np.zeros((nx_, ny_))
-    if len(sparse_cols):
-        Xs = X[:, sparse_cols].tocsr()
-        S = (Xs @ (Xs.T if same else Yc[:, sparse_cols].tocsr().T)).tocoo()
-        K = np.ascontiguousarray(K)
-        # coo of a product has unique (row, col) pairs, so a flat fancy-index add is exact
-        K.ravel()[S.row.astype(np.int64) * ny_ + S.col] += S.data
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below, with the culprit
+        if len(dense_cols):
+            Xd = X[:, dense_cols].toarray()
+            Yd = Xd if same else Yc[:, dense_cols].toarray()
+            if _exact_in_float32(X, Yc):
+                Xd = Xd.astype(np.float32)
+                Yd = Xd if same else Yd.astype(np.float32)
+            K = np.asarray(Xd @ Yd.T, dtype=np.float64)  # syrk when same
+        else:
+            K = np.zeros((nx_, ny_))
+        if len(sparse_cols):
+            Xs = X[:, sparse_cols].tocsr()
+            S = (Xs @ (Xs.T if same else Yc[:, sparse_cols].tocsr().T)).tocoo()
+            K = np.ascontiguousarray(K)
+            # coo of a product has unique (row, col) pairs, so a flat fancy-index add is exact
+            K.ravel()[S.row.astype(np.int64) * ny_ + S.col] += S.data
+    if not np.isfinite(K).all():
+        i, j = (int(v[0]) for v in np.nonzero(~np.isfinite(K)))
+        raise OverflowError(
+            f"gram: the inner product of row {i} of X and row {j} of "
+            f"{'X' if same else 'Y'} is beyond the float64 range (or an inf - inf); "
+            "scale the features down"
+        )
     return np.ascontiguousarray(K)
 
 

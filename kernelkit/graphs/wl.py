@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from kernelkit._memory import check_memory
 from kernelkit._validation import check_int
 
 from ._convert import GraphBatch, graph_batch
@@ -268,6 +269,12 @@ def wl_colours(
     if n_iter is not None:
         n_iter = check_int(n_iter, "n_iter", minimum=0)
     batch = graph_batch(graphs, node_label=node_label)
+    if n_iter is not None:  # (None stops once stable, after at most n_nodes iterations)
+        check_memory(  # the history, then stacked: twice over
+            16 * (n_iter + 1) * batch.n_nodes,
+            f"wl_colours(n_iter={n_iter}) on {batch.n_nodes} nodes: {n_iter + 1} colourings",
+            "ask for fewer iterations (n_iter=None stops where the colouring is stable)",
+        )
     history = refine(batch, n_iter)
     stacked = np.vstack(history)
     return np.split(stacked, batch.node_offsets[1:-1], axis=1)

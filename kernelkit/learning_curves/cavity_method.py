@@ -63,6 +63,7 @@ import numpy as np
 from scipy import sparse, stats
 from scipy.sparse.csgraph import connected_components
 
+from kernelkit._memory import check_memory
 from kernelkit._threads import resolve_n_jobs
 from kernelkit._validation import (
     check_in,
@@ -77,6 +78,10 @@ from kernelkit.graphs.vertex_kernels import random_walk_coefficients, random_wal
 from kernelkit.learning_curves.simulation import _check_nus
 
 __all__ = ["CavityResult", "GraphCavityResult", "cavity", "cavity_on_graph"]
+
+#: Largest number of examples per vertex of :func:`cavity`: its closed-form average
+#: over ``gamma ~ Poisson(nu)`` takes about ``20 sqrt(nu)`` terms per sampled vertex.
+_MAX_NU = 1e10
 
 _GRAPH_NORMALIZATIONS = ("none", "global", "local")
 _ENSEMBLE_NORMALIZATIONS = ("none", "global", "local")
@@ -352,7 +357,9 @@ def cavity_on_graph(
     ------
     ValueError
         ``a <= 1``, ``p < 0``, ``noise < 0``, ``counts`` of the wrong length, negative
-        or not whole numbers, an unknown ``normalize``, a weighted graph, or a bad graph.
+        or not whole numbers, an unknown ``normalize``, a weighted graph, or a bad graph;
+        messages of ``(2p + 1)^2`` entries per directed edge that would need more memory
+        than the machine has.
     TypeError
         ``a`` or ``noise`` not a real number, ``p`` or ``max_iter`` not an integer.
 
@@ -386,6 +393,13 @@ def cavity_on_graph(
         raise ValueError("G must be unweighted (every edge weight 1) for the cavity method")
     n_vertices = A.shape[0]
     gamma = _check_counts(counts, n_vertices)
+    n2 = (2 * (len(c) - 1) + 1) ** 2
+    check_memory(
+        8 * n2 * (8 * A.nnz + 3 * n_vertices + 2),
+        f"cavity_on_graph(p={len(c) - 1}) on a graph with {n_vertices} vertices and "
+        f"{A.nnz // 2} edges: eight stacks of a (2p + 1)^2 message per directed edge",
+        "use a smaller p (or graph)",
+    )
     with _thread_pool(workers) as pool:
         ops = _Messages(c, pool, workers)
         return _graph_cavity(A, a, p, ops, noise, gamma, normalize, max_iter, tol)
@@ -602,8 +616,10 @@ def cavity(
         ``degree_distribution`` not a ``DegreeDistribution``; ``a``, ``noise`` or a
         ``nu`` not a real number; ``p``, ``population`` or ``sweeps`` not an integer.
     ValueError
-        ``a <= 1``, ``p < 0``, ``noise < 0``, a ``nu < 0`` or not finite, an unknown
-        ``normalize``, ``population < 2`` or ``sweeps < 2``.
+        ``a <= 1``, ``p < 0``, ``noise < 0``, a ``nu < 0``, above ``1e10`` or not
+        finite, an unknown ``normalize``, ``population < 2`` or ``sweeps < 2``; a
+        population of ``(2p + 1)^2`` matrices that would need more memory than the
+        machine has (the message says how much).
 
     Examples
     --------
@@ -628,14 +644,54 @@ def cavity(
     p = len(c) - 1
     noise = check_nonnegative_number(noise, "noise")
     nus_arr = _check_nus(nus)
+    if nus_arr.max() > _MAX_NU:
+        raise ValueError(
+            f"nus must be at most {_MAX_NU:g} for the cavity method (each sweep averages "
+            "every sampled vertex's error over gamma ~ Poisson(nu) in closed form, about "
+            f"20 sqrt(nu) terms), got {float(nus_arr.max())!r}"
+        )
     normalize = check_in(normalize, "normalize", _ENSEMBLE_NORMALIZATIONS)
     population = check_int(population, "population", minimum=2)
     sweeps = check_int(sweeps, "sweeps", minimum=2)
+    check_memory(
+        _population_bytes(degree_distribution, p, population, sweeps, nus_arr, normalize),
+        f"cavity(p={p}, population={population}, sweeps={sweeps}, {nus_arr.size} nus, "
+        f"normalize={normalize!r})",
+        "use a smaller population (or p)",
+    )
     rng = check_random_state(random_state)
     workers = resolve_n_jobs(check_n_jobs(n_jobs))
     with _thread_pool(workers) as pool:
         pop = _Population(degree_distribution, _Messages(c, pool, workers), population, rng)
         return _population_dynamics(pop, noise, nus_arr, normalize, sweeps)
+
+
+def _population_bytes(
+    dist: DegreeDistribution,
+    p: int,
+    population: int,
+    sweeps: int,
+    nus: np.ndarray,
+    normalize: str,
+) -> int:
+    """Peak memory of :func:`cavity`, in bytes (Python ints: exact for any size).
+
+    The population of ``(2p + 1)^2`` matrices (two under ``"local"``); a batch of a
+    quarter of it held five (ten, local) times over by the update (sums, ``M``, its
+    inverse, the new messages), or all of it three times over by the vertex samples;
+    the recorded samples; the selection matrices (an index and a weight per drawn
+    neighbour); the closed-form average over ``gamma`` (a row per sampled vertex).
+    """
+    n2 = (2 * p + 1) ** 2
+    members = (2 if normalize == "local" else 1) * population * n2
+    batch = (10 if normalize == "local" else 5) * -(-population // _BATCHES_PER_SWEEP) * n2
+    work = max(batch, 3 * population * n2)
+    window = sweeps // 2
+    samples = (nus.size + 1) * window * population + nus.size * sweeps
+    mean = dist.mean
+    neighbours = math.ceil(population * (dist.moment(2) / mean if mean > 0 else 0.0))
+    table = max(_poisson_table_length(float(nu)) for nu in nus.tolist())
+    return 8 * (members + work + samples + 2 * table * population) + 24 * neighbours + 16 * n2
 
 
 def _population_dynamics(
@@ -879,13 +935,26 @@ class _Population:
         return self._finish(prec, has, 1.0, nu, noise)
 
 
+def _poisson_table_length(nu: float) -> int:
+    """How many ``gamma`` :func:`_poisson_table` evaluates at most."""
+    if nu == 0:
+        return 1
+    return (
+        math.ceil(nu + 14.0 * math.sqrt(nu) + 40.0)
+        - max(0, math.floor(nu - 14.0 * math.sqrt(nu) - 40.0))
+        + 1
+    )
+
+
 def _poisson_table(nu: float) -> tuple[np.ndarray, np.ndarray]:
-    """``gamma = 0..K`` and ``Poisson(gamma; nu)``, the tail past ``K`` below ``1e-17``
-    dropped and the weights renormalised."""
+    """The ``gamma`` with ``Poisson(gamma; nu) >= 1e-17`` of the largest and their
+    weights, renormalised: the ``gamma`` within ``14 sqrt(nu) + 40`` of ``nu`` (beyond,
+    every weight is far below that), so ``O(sqrt(nu))`` of them."""
     if nu == 0:
         return np.zeros(1), np.ones(1)
+    lo = max(0, math.floor(nu - 14.0 * math.sqrt(nu) - 40.0))
     K = math.ceil(nu + 14.0 * math.sqrt(nu) + 40.0)
-    gammas = np.arange(K + 1, dtype=np.float64)
+    gammas = np.arange(lo, K + 1, dtype=np.float64)
     weights = stats.poisson.pmf(gammas, nu)
     keep = weights >= 1e-17 * weights.max()
     gammas, weights = gammas[keep], weights[keep]

@@ -13,7 +13,9 @@ covariance is ``(C^{-1} + G / sigma2)^{-1}`` (eq. 10); only the ``m`` vertices `
 
 which needs no inverse of ``C`` (singular for ``a = 2`` on a bipartite component) and is
 exact for any ``gamma``. On ``J`` itself ``C_JJ = B - N`` (``N = sigma2 G_J^{-1}``)
-gives ``Sigma_ii = N_i - N_i^2 (B^{-1})_ii``, so per data set the work is one Cholesky
+gives ``Sigma_ii = N_i - N_i^2 (B^{-1})_ii`` (where ``N_i > C_ii``, a noise-dominated
+vertex, that difference cancels, and ``C_ii - ||L^{-1} C_{J,i}||^2`` is used instead),
+so per data set the work is one Cholesky
 factor of ``B`` and its inverse (``2 m^3 / 3`` flops) for the vertices with examples and
 one triangular solve with the ``m x (V - m)`` block ``C_{J,K}`` for the others: never
 the ``N x N`` matrix of a per-example implementation (``N = nu V`` can be far larger
@@ -62,6 +64,10 @@ from kernelkit.distributed import map_tasks
 from kernelkit.graphs import SingularKernelWarning
 
 __all__ = ["LearningCurve", "simulate"]
+
+#: Largest number of examples per vertex: NumPy draws Poisson counts as 64-bit integers
+#: (up to about 9.2e18).
+_MAX_NU = 1e18
 
 
 @dataclass(frozen=True)
@@ -172,9 +178,10 @@ def simulate(
     Raises
     ------
     ValueError
-        ``noise <= 0``, a negative or non-finite ``nu``, ``n_graphs < 1`` or
-        ``n_datasets < 1``; a kernel matrix that is not square, symmetric, finite and
-        positive semi-definite, or whose size changes between graphs.
+        ``noise <= 0``, a negative, non-finite or above ``1e18`` ``nu``, ``n_graphs < 1``
+        or ``n_datasets < 1``; a kernel matrix that is not square, symmetric, finite and
+        positive semi-definite, or whose size changes between graphs; errors to keep
+        that would need more memory than the machine has.
     TypeError
         ``ensemble`` or a kernel not callable; ``n_graphs``/``n_datasets`` not integers.
 
@@ -216,9 +223,21 @@ def simulate(
         )
     noise = check_positive_scalar(noise, "noise")
     nus = _check_nus(nus)
+    if nus.max() > _MAX_NU:
+        raise ValueError(
+            f"nus must be at most {_MAX_NU:g} for the simulation (the example counts are "
+            f"drawn as 64-bit integers), got {float(nus.max())!r}"
+        )
     n_graphs = check_int(n_graphs, "n_graphs", minimum=1)
     n_datasets = check_int(n_datasets, "n_datasets", minimum=1)
     n_jobs = check_n_jobs(n_jobs)
+    # the seeds, and the errors of at least one vertex per graph, data set and nu (twice:
+    # per graph, then stacked); the exact size is checked once V is known
+    check_memory(
+        16 * n_graphs + 16 * n_graphs * n_datasets * nus.size,
+        f"simulate(n_graphs={n_graphs}, n_datasets={n_datasets}, {nus.size} nus)",
+        "use fewer graphs, data sets or values of nu",
+    )
     rng = check_random_state(random_state)
     seeds = rng.randint(0, 2**32 - 1, size=(n_graphs, 2), dtype=np.int64)
     matched = teacher is None
@@ -297,8 +316,8 @@ def _simulate_graph(
         )
     n_vertices = C_s.shape[0]
     shape = (n_graphs, n_datasets, nus.size, n_vertices)
-    check_memory(
-        8 * math.prod(shape),
+    check_memory(  # the errors of every graph, then stacked into one array
+        2 * 8 * math.prod(shape),
         f"simulate: per-vertex errors of shape {shape}",
         "use fewer graphs, data sets or values of nu",
     )
@@ -360,7 +379,15 @@ def _posterior_variance(C: np.ndarray, gamma: np.ndarray, noise: float) -> np.nd
     if info != 0:  # pragma: no cover - a Cholesky factor has a positive diagonal
         raise LinAlgError("triangular inverse of the Cholesky factor failed")
     n = noise / gamma[J]
-    var[J] = n - n * n * np.einsum("ij,ij->j", L_inv, L_inv)
+    # n (1 - n (B^-1)_ii), n (B^-1)_ii <= 1: no n^2 to overflow
+    var[J] = n * (1.0 - n * np.einsum("ij,ij->j", L_inv, L_inv))
+    noisy = n > np.diag(C)[J]
+    if noisy.any():
+        # where the noise dominates, Sigma_ii is close to C_ii and N - N B^-1 N cancels
+        # (to nothing at noise = 1e300): C_ii - ||L^-1 C_{J,i}||^2 has no cancellation
+        I = J[noisy]
+        Y = _solve_right(L, C[np.ix_(J, I)].T)  # (|I|, m): C_{I,J} L^{-T}
+        var[I] = np.diag(C)[I] - np.einsum("ij,ij->i", Y, Y)
     K = np.flatnonzero(gamma == 0)
     if K.size:
         Y = _solve_right(L, C[np.ix_(J, K)].T)  # (V - m, m): C_{K,J} L^{-T}
