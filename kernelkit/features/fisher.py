@@ -26,6 +26,11 @@ class EmptyDescriptorSetWarning(UserWarning):
     their Fisher vectors are zero."""
 
 
+#: Largest descriptor magnitude a mixture can be fitted to: EM squares deviations, whose
+#: sum over the descriptors must stay below the float64 maximum (1.8e308).
+_MAX_DESCRIPTOR = 1e150
+
+
 class FisherVectorEncoder(TransformerMixin, BaseEstimator):
     """Fisher vectors of sets of descriptors: one fixed-length vector per set.
 
@@ -195,6 +200,13 @@ class FisherVectorEncoder(TransformerMixin, BaseEstimator):
         # the descriptors are stacked only to fit something (not to check a given mixture)
         fits = self.pca_components is not None or self.gmm is None
         Z = stack_sets(sets, width)[0] if fits else np.zeros((0, width))
+        top = float(np.max(np.abs(Z), initial=0.0))
+        if top > _MAX_DESCRIPTOR:  # EM's squares (and PCA's) would overflow float64
+            raise ValueError(
+                f"X holds descriptor values up to {top:.3g}: the Gaussian mixture's "
+                f"variances (squares) overflow float64 beyond about {_MAX_DESCRIPTOR:.0e}; "
+                "standardise or rescale the descriptors"
+            )
         pca = None
         if self.pca_components is not None:
             f = check_int(self.pca_components, "pca_components", minimum=1)

@@ -37,3 +37,10 @@ def test_the_default_mixture_converges_and_its_vectors_are_finite() -> None:
     V = enc.transform(_sets(1))
     assert np.all(np.isfinite(V))
     np.testing.assert_allclose(np.linalg.norm(V, axis=1), 1.0, rtol=1e-10)  # l2_normalize
+
+
+def test_descriptors_whose_squares_overflow_are_refused_naming_x() -> None:
+    # scikit-learn's EM squares deviations: descriptors of 1e300 overflowed inside NumPy
+    sets = [1e300 * s for s in _sets()]
+    with pytest.raises(ValueError, match=r"X holds descriptor values up to .*e\+300"):
+        FisherVectorEncoder(n_components=2, random_state=0).fit(sets)
