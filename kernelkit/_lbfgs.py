@@ -131,6 +131,7 @@ def minimize_bounded(
     rtol: float = 1e-6,
     max_runs: int = 4,
     max_iter: int = 15000,
+    bounded_first_step: bool = True,
 ) -> scipy.optimize.OptimizeResult:
     """Minimise ``fun`` over a box by L-BFGS-B runs that cannot stop at the start silently.
 
@@ -159,6 +160,11 @@ def minimize_bounded(
         Most L-BFGS-B runs, each from the best point of the previous one.
     max_iter : int, default=15000
         Iteration limit of each run.
+    bounded_first_step : bool, default=True
+        Scale the objective of the first run so that its first step is bounded; with
+        ``False`` the first run takes L-BFGS-B's own steps (the barrier still turns it
+        back from points where the objective is not finite). Later runs are always
+        scaled.
 
     Returns
     -------
@@ -213,7 +219,7 @@ def minimize_bounded(
         if run and stationary():  # the first run always goes: a small gradient at the
             break  # start can still lie in a long, gently sloping valley
         f_start = tracked.f_best
-        tracked.scale = max(1.0, largest_pg())
+        tracked.scale = max(1.0, largest_pg()) if run or bounded_first_step else 1.0
         # a barrier above everything this run can accept (it only ever accepts values
         # below f_start), by a margin that makes the backtracking decisive
         tracked.ceiling = f_start + max(1.0, abs(f_start))

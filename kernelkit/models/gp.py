@@ -49,17 +49,27 @@ _LOG_2PI = math.log(2.0 * math.pi)
 _FTOL = 1e-10
 
 
-def _best_search(fun: Any, starts: Iterable[np.ndarray], bounds: np.ndarray) -> Any:
+def _best_search(
+    fun: Any, starts: Iterable[np.ndarray], bounds: np.ndarray, *, bounded_first_step: bool = True
+) -> Any:
     """The best of :func:`~kernelkit._lbfgs.minimize_bounded` runs from each of ``starts``
-    (bounded first step, finite barrier, restarts while the projected gradient is large);
-    on a tie, the earliest."""
-    runs = (minimize_bounded(fun, x0, bounds, ftol=_FTOL) for x0 in starts)
+    (finite barrier, restarts while the projected gradient is large, and a bounded first
+    step unless ``bounded_first_step`` is False); on a tie, the earliest."""
+    runs = (
+        minimize_bounded(fun, x0, bounds, ftol=_FTOL, bounded_first_step=bounded_first_step)
+        for x0 in starts
+    )
     return min(runs, key=lambda res: res.fun)
 
 
 #: Above this power-of-two scale of the targets, ``c^2`` is kept out of the n x n gradient
 #: matrix of an unprofiled likelihood (it would overflow there).
 _BIG_SCALE = 2.0**200
+
+
+def _value(result: Any) -> float:
+    """The objective value of an optimiser result (``min`` keeps the first on a tie)."""
+    return float(result.fun)
 
 
 def _power_of_two_scale(y: np.ndarray) -> float:
@@ -402,13 +412,16 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     ``kernel``), as scikit-learn does.
 
     The search never trusts L-BFGS-B's ``success`` flag (see :mod:`kernelkit._lbfgs`):
-    its first step is bounded (the objective is scaled so that no log-hyperparameter
-    moves by more than about 1), a trial point where ``K + noise I`` cannot be
-    factorised gets a finite barrier value so that the line search backs off, the best
-    point evaluated is kept (never worse than the start), and a run that ends where the
-    projected gradient is still large is restarted from there; if it still is, a
+    a trial point where ``K + noise I`` cannot be factorised gets a finite barrier
+    value so that the line search backs off, the best point evaluated is kept (never
+    worse than the start), and a run that ends where the projected gradient is still
+    large is restarted from there with a bounded first step (the objective scaled so
+    that no log-hyperparameter moves by more than about 1); if it still is, a
     ``ConvergenceWarning`` says where the search stopped (``optimizer_result_.success``
-    is that verdict, and ``optimizer_result_.projected_gradient`` its measure).
+    is that verdict, and ``optimizer_result_.projected_gradient`` its measure). With a
+    profiled variance (below), two searches run from the start, over the profiled and
+    the ordinary parametrisation, and the better optimum is kept: they lead to
+    different local maxima of an ARD likelihood, neither always the better.
     The likelihood is computed for ``y`` divided by a power of two, so targets of any
     finite magnitude are fitted (targets too large for every variance the bounds allow
     raise a ``ValueError`` saying so); constant targets (identically 0 once centred)
@@ -608,19 +621,21 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         """Maximise :func:`_log_posterior` from ``theta0`` (and random restarts).
 
         Every search is :func:`~kernelkit._lbfgs.minimize_bounded`: L-BFGS-B with a
-        bounded first step, a finite barrier where ``K + noise I`` cannot be factorised,
-        and restarts while the projected gradient is large; the result is never worse
-        than ``theta0``, and one that is not stationary gives a ``ConvergenceWarning``
-        saying so.
+        finite barrier where ``K + noise I`` cannot be factorised and restarts while the
+        projected gradient is large; the result is never worse than ``theta0``, and one
+        that is not stationary gives a ``ConvergenceWarning`` saying so.
 
-        When the signal variance and the noise are both fitted for a stationary kernel,
-        the search runs over ``[theta without the variance, log(noise / variance)]`` with
-        the variance maximised out analytically (the profile likelihood): one dimension
-        fewer and the stiffest one gone, which saves evaluations. The optimum maps back
-        exactly; if it falls outside the variance or noise bounds, the ordinary search
-        continues from the clipped point. Targets that are identically 0 (constant
-        targets with ``normalize_y``) have no profile likelihood, and take the ordinary
-        search.
+        One search runs over the ordinary parametrisation ``theta`` from ``theta0`` with
+        L-BFGS-B's own first step (scikit-learn's path). When the signal variance and
+        the noise are both fitted for a stationary kernel, a second search runs over
+        ``[theta without the variance, log(noise / variance)]`` with the variance
+        maximised out analytically (the profile likelihood), with a bounded first step;
+        the optimum maps back exactly (if it falls outside the variance or noise bounds,
+        the ordinary search continues from the clipped point), and the better of the two
+        is kept: an ARD likelihood has many local maxima, and the two parametrisations
+        lead to different ones. Random restarts (``n_restarts``) run in the profiled
+        parametrisation when there is one, with bounded first steps. Targets that are
+        identically 0 (constant targets with ``normalize_y``) have no profile likelihood.
         """
         fit_noise = self._fit_noise
         fixed_noise = None if fit_noise else float(self.noise)
@@ -636,21 +651,27 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 value, grad = _log_posterior(work, X, y, noise, fit_noise, threads, priors=priors)
                 return -value, -grad
 
+            # the ordinary parametrisation from the start, with L-BFGS-B's own first step
+            # (scikit-learn's path, made safe by the barrier)
+            plain = _best_search(objective, [theta0], bounds, bounded_first_step=False)
+            random_starts = (
+                rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(self.n_restarts)
+            )
             if unit is None:
-                starts = itertools.chain(
-                    [theta0],
-                    (rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(self.n_restarts)),
-                )
-                best = _best_search(objective, starts, bounds)
+                best = plain
+                for start in random_starts:
+                    best = min(best, _best_search(objective, [start], bounds), key=_value)
             else:
                 best = self._optimise_profiled(unit, kernel, X, y, theta0, bounds, rng, threads)
                 outside = (best.x < bounds[:, 0]) | (best.x > bounds[:, 1])
                 if np.isfinite(best.fun) and np.any(outside):
                     clipped = np.clip(best.x, bounds[:, 0], bounds[:, 1])
                     best = _best_search(objective, [clipped], bounds)
-                    # the clipped optimum need not beat the start: never end below it
-                    if not best.fun <= objective(theta0)[0]:
-                        best = _best_search(objective, [theta0, clipped], bounds)
+                # an ARD likelihood has many local maxima, and the two parametrisations
+                # lead from the same start to different ones, neither's always the
+                # better: both searches run, the better is kept (the plain one also
+                # guarantees a result no worse than the start)
+                best = min(best, plain, key=_value)
             # a signal variance driven to its lower bound explains the data as pure noise:
             # an optimum, or a line search that overshot into the flat tail of the
             # (profile) likelihood; a second search from a variance at the data's scale
