@@ -11,6 +11,11 @@
 * :func:`power_of_two_scale`: a power of two that brings the largest finite table entry
   near 1, so that sums of many entries of magnitude up to ``1e308`` cannot overflow
   (multiplying by a power of two is exact, barring underflow).
+* :func:`sum_scale_exponent` / :func:`sum_limit`: the exact methods add one entry per
+  factor (and differences of such sums); a power of two ``2**-k`` that keeps every such
+  sum below ``2**1000`` when entries near ``1e308`` would overflow it, else ``k = 0``;
+  :func:`beyond_range_error` is their error for a result (``log Z``, a MAP score) that no
+  float64 can hold.
 
 Arc consistency (Mackworth 1977, "Consistency in networks of relations") removes a value
 of ``X_v`` when some factor on ``v`` allows no joint value that uses it with the values
@@ -34,12 +39,16 @@ from kernelkit import _memory
 from kernelkit.pgm.model import DiscreteModel
 
 __all__ = [
+    "SUM_HEADROOM",
+    "beyond_range_error",
     "check_per_variable_memory",
     "feasible_domains",
     "finite_sum",
     "forbidden_error",
     "power_of_two_scale",
     "scale_exponent",
+    "sum_limit",
+    "sum_scale_exponent",
 ]
 
 
@@ -254,3 +263,46 @@ def finite_sum(parts: list[tuple[float, np.ndarray]], what: str) -> float:
             "model are too large in magnitude; scale them down"
         )
     return total
+
+
+def beyond_range_error(what: str) -> ValueError:
+    """The error of a result beyond the float64 range, in the words of :func:`finite_sum`
+    (``what`` names it: ``"exact_log_partition: log Z"``)."""
+    return ValueError(
+        f"{what} is beyond the float64 range (about 1.8e308): the log-potentials of "
+        "model are too large in magnitude; scale them down"
+    )
+
+
+#: Sums of log-potentials below ``2**SUM_HEADROOM`` in magnitude leave room (a factor
+#: ``2**23``) for their differences and for the logs of state counts added to them.
+SUM_HEADROOM = 1000
+
+
+def sum_limit(n_factors: int) -> float:
+    """The magnitude below which every finite table entry must lie for sums of one entry
+    per factor (``n_factors`` of them) to stay below ``2**SUM_HEADROOM``:
+    ``2**(SUM_HEADROOM - n_factors.bit_length())``."""
+    return math.ldexp(1.0, SUM_HEADROOM - max(int(n_factors), 1).bit_length())
+
+
+def sum_scale_exponent(model: DiscreteModel) -> int:
+    """The least ``k >= 0`` such that, scaled by ``2**-k``, every finite table entry lies
+    below :func:`sum_limit` of the model's number of factors: 0 (no scaling) unless some
+    ``|entry|`` reaches about ``2**1000 / n_factors``. Scaled so, any sum of one entry per
+    factor, and any difference of two such sums, is a finite float64 (``np.ldexp(table,
+    -k)`` scales exactly, barring the underflow of entries below ``2**(k - 1074)``)."""
+    largest = 0.0
+    for g in model.groups():
+        t = g.tables
+        lo, hi = float(t.min()), float(t.max())
+        if lo == -math.inf:  # hard constraints: the finite entries only
+            finite = t[np.isfinite(t)]
+            if finite.size == 0:
+                continue
+            lo, hi = float(finite.min()), float(finite.max())
+        largest = max(largest, hi, -lo)
+    bits = max(len(model.factors), 1).bit_length()
+    if largest < math.ldexp(1.0, SUM_HEADROOM - bits):
+        return 0
+    return math.frexp(largest)[1] + bits - SUM_HEADROOM

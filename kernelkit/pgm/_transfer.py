@@ -31,7 +31,9 @@ number of states, so nothing overflows), and the logs add up to ``log Z``. An un
 entry or product is below ``1e-308``, so it changes a step's sum by at most ``1e-308`` per
 term; when a sum falls below ``1e-250`` (strong frustration) the function returns ``None``
 and the caller eliminates in the log domain instead. Models with ``-inf`` entries are
-left to elimination too.
+left to elimination too, and so are models with entries so large in magnitude (beyond
+about ``2**1000 / n_factors``, see ``kernelkit.pgm._guards.sum_limit``) that the sums of
+log-potentials could overflow: the elimination scales those by a power of two.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernelkit.pgm._guards import sum_limit
 from kernelkit.pgm.model import DiscreteModel
 
 _TINY = 1e-250  # a step's sum below this: precision at risk in the linear domain
@@ -94,6 +97,7 @@ class _Plan:
     layers: list[_Layer]
     steps: list[_Step]
     batches: list[_Batch]
+    limit: float = math.inf  # table entries must lie in (-limit, limit): sums cannot overflow
 
 
 def _flat_tables(model: DiscreteModel) -> np.ndarray:
@@ -106,10 +110,11 @@ def _flat_tables(model: DiscreteModel) -> np.ndarray:
 
 def transfer_log_partition(model: DiscreteModel, plan: _Plan) -> float | None:
     """``log Z`` by the sweep of ``plan`` (:func:`transfer_plan` of the model's factor
-    graph), or ``None`` when the model has ``-inf`` entries or loses precision in the
-    linear domain."""
+    graph), or ``None`` when the model has ``-inf`` entries, entries of a magnitude whose
+    sums could overflow (``plan.limit``), or loses precision in the linear domain."""
     t = _flat_tables(model)
-    if np.isneginf(t).any():
+    lo, hi = t.min(), t.max()  # (as cheap as np.isneginf(t).any())
+    if lo == -np.inf or -lo >= plan.limit or hi >= plan.limit:
         return None
     logv = np.bincount(plan.rows, weights=t[plan.cols], minlength=plan.n_rows)
     mx = np.maximum.reduceat(logv, plan.seg_starts)
@@ -193,6 +198,18 @@ def _digits(shape: tuple[int, ...]) -> np.ndarray:
 
 # -- the plan --------------------------------------------------------------------------------
 
+
+def _states_exceed(cards: list[int], max_states: int) -> bool:
+    """Whether ``prod(cards) > max_states``, stopping as soon as it is (the full product
+    of a wide layer, say ``2**(10**6)``, takes quadratic time to form)."""
+    states = 1
+    for c in cards:
+        states *= c
+        if states > max_states:
+            return True
+    return False
+
+
 #: Most entries of one batch of Kronecker products (0.5 MiB): larger ones go one at a time,
 #: so the memory stays within a few layer-sized arrays.
 _BATCH_ENTRIES = 2**16
@@ -227,7 +244,7 @@ def transfer_plan(model: DiscreteModel, max_states: int) -> _Plan | None:
         return None
     width = max(v - u for u, v in pairs)  # the bandwidth of the model's own order
     bounds = [(a, min(a + width, n)) for a in range(0, n, width)]
-    if max(math.prod(cards[a:b]) for a, b in bounds) > max_states:
+    if any(_states_exceed(cards[a:b], max_states) for a, b in bounds):
         return None
     mids = [a + (b - a + 1) // 2 for a, b in bounds]  # halves a .. mid - 1, mid .. b - 1
     partner_next: dict[int, int] = {}
@@ -303,7 +320,11 @@ def transfer_plan(model: DiscreteModel, max_states: int) -> _Plan | None:
         layers.append(_Layer(half(a, m), half(m, b), cross))
 
     # each step's A and B as lists of factor matrices, batched by structure
-    products: dict[tuple[tuple[int, int], ...], list[tuple[int, int, list[slice]]]] = {}
+    # (factor shapes, folded) -> (step, side, factor segments, folded half) per product
+    products: dict[
+        tuple[tuple[tuple[int, int], ...], bool],
+        list[tuple[int, int, list[slice], slice | None]],
+    ] = {}
     steps: list[_Step] = []
     for k in range(len(bounds) - 1):
         (a, b), m = bounds[k], mids[k]
@@ -346,15 +367,18 @@ def transfer_plan(model: DiscreteModel, max_states: int) -> _Plan | None:
                     [np.concatenate([np.r_[s] for s in segs]) for *_, segs, _ in chunk],
                     dtype=np.int64,
                 )
-            fold = None
+            fold_index = None
             if folded:
-                fold = np.array([np.arange(f.start, f.stop) for *_, f in chunk], dtype=np.int64)
+                fold_index = np.array(
+                    [np.arange(f.start, f.stop) for *_, f in chunk if f is not None],
+                    dtype=np.int64,
+                )
             for j, (k, side, *_) in enumerate(chunk):
                 if side == 0:
                     steps[k].a = (len(batches), j)
                 else:
                     steps[k].b = (len(batches), j)
-            batches.append(_Batch(index, list(shapes), fold))
+            batches.append(_Batch(index, list(shapes), fold_index))
 
     offsets = np.array(starts, dtype=np.int64)
     return _Plan(
@@ -367,4 +391,5 @@ def transfer_plan(model: DiscreteModel, max_states: int) -> _Plan | None:
         layers=layers,
         steps=steps,
         batches=batches,
+        limit=sum_limit(len(model.factors)),
     )

@@ -29,7 +29,12 @@ downward pass then sends each clique's belief, less the message it received from
 back to that child. Every clique ends with its exact belief and each variable's marginal
 is read off the clique where it was eliminated. This costs about twice one elimination,
 for all marginals at once, where re-running the elimination with each variable last would
-cost ``n_variables`` eliminations.
+cost ``n_variables`` eliminations. Every factor table and every message of this pass is
+shifted to a maximum of 0 (the shifts add up into ``log Z``): the marginals need their
+values only up to a constant, and so shifted they keep every difference of order 1 near
+the top however large the log-potentials (``[[a, a], [a, -a]]`` has ``p(x_0 = 0) = 2/3``
+for any ``a``, where ``a + log 2`` and ``a + log 3`` are both ``a`` in float64 from about
+``a = 1e16``).
 
 ``log Z`` of a **layered pairwise model** (factors of at most two variables; the model's own
 order splits into blocks joined only by a matching between consecutive blocks: a grid or
@@ -48,6 +53,22 @@ matter), the call starts again in the log domain; both agree to ``1e-12`` relati
 
 ``-inf`` entries (hard constraints) are handled throughout; a model in which every
 assignment is forbidden has ``log Z = -inf``, and its marginals and MAP are an error.
+
+**Magnitude.** Every sum formed above (a clique table, a message, a score) adds at most
+one entry per factor, so while every finite ``|entry|`` stays below ``2**1000 /
+n_factors`` nothing can overflow, differences included. Beyond that (log-potentials near
+``1e308``) the tables are scaled by a power of two ``2**-k`` first (exact; rounding
+commutes with it), the elimination runs in the log domain on the scaled tables (``max``
+commutes with the scale; each ``exp`` of a difference to a maximum is taken in true
+units, clipped at ``-2048`` where it is 0 anyway), and the result is scaled back: the
+same value as the unscaled arithmetic would give, without overflow. A ``log Z`` or MAP
+score that no float64 can hold (beyond about ``+-1.8e308``) is a ``ValueError``, never an
+``inf``, nor a ``-inf`` that would pass for "every assignment forbidden".
+
+**Size.** The orderings work on neighbour bitsets (Python integers, one bit per variable
+up to the farthest neighbour); large models get them from the factor scopes, not from a
+dense ``n x n`` matrix, and a model whose bitsets could not fit in memory (a chain of
+``10**6`` variables: about 190 GiB) is refused before they are built.
 
 The ``brute_force_*`` functions enumerate all assignments (at most ``2**22``): they are the
 reference implementations for tests on small models.
@@ -77,8 +98,9 @@ from typing import Any
 import numpy as np
 
 from kernelkit import _memory
+from kernelkit.pgm._guards import beyond_range_error, sum_scale_exponent
 from kernelkit.pgm._transfer import transfer_log_partition, transfer_plan
-from kernelkit.pgm.model import DiscreteModel, _check_model
+from kernelkit.pgm.model import DiscreteModel, Factor, _check_model
 
 __all__ = [
     "BRUTE_FORCE_LIMIT",
@@ -189,6 +211,14 @@ def elimination_order(model: DiscreteModel) -> EliminationOrder:
         The ordering, where it comes from, its largest clique (``max_clique_size``,
         ``induced_width``) and the entries of its clique tables.
 
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a DiscreteModel.
+    ValueError
+        If the interaction graph's neighbour bitsets could not fit in memory (the
+        message gives the estimate): use approximate inference.
+
     Examples
     --------
     >>> import networkx as nx
@@ -214,18 +244,74 @@ def _bits(x: int) -> list[int]:
     return out
 
 
-def _interaction_graph(model: DiscreteModel) -> np.ndarray:
-    """The interaction graph's adjacency matrix (boolean, no self loops), built from the
-    stacked scopes with no loop over factors."""
-    n = model.n_variables
-    A = np.zeros((n, n), dtype=bool)
+#: Models of at most this many variables get their neighbour bitsets from a dense boolean
+#: matrix (``n**2`` bytes, at most 4 MiB: the fastest way); larger ones row by row from the
+#: factor scopes, in memory proportional to the bitsets themselves (a dense matrix for
+#: ``10**6`` variables would take 931 GiB).
+_DENSE_ADJACENCY = 2048
+
+
+def _edges(model: DiscreteModel) -> tuple[np.ndarray, np.ndarray]:
+    """The interaction graph's edges ``(u[e], v[e])``, each in both directions (repeated
+    when several factors share it), from the stacked scopes with no loop over factors."""
+    us: list[np.ndarray] = []
+    vs: list[np.ndarray] = []
     for g in model.groups():
         s = g.scopes
         for a in range(s.shape[1]):
             for b in range(s.shape[1]):
                 if a != b:
-                    A[s[:, a], s[:, b]] = True
-    return A
+                    us.append(s[:, a])
+                    vs.append(s[:, b])
+    if not us:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(us), np.concatenate(vs)
+
+
+def _adjacency(n: int, u: np.ndarray, v: np.ndarray) -> list[int]:
+    """Neighbour bitsets of ``n`` vertices: bit ``v[e]`` of row ``u[e]`` for every edge."""
+    if n <= _DENSE_ADJACENCY:
+        A = np.zeros((n, n), dtype=bool)
+        A[u, v] = True
+        return _bitsets(A)
+    rows = [0] * n
+    if u.size == 0:
+        return rows
+    at = np.lexsort((v, u))
+    u, v = u[at], v[at]
+    starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
+    ends = np.r_[starts[1:], u.size]
+    one = np.uint8(1)
+    for r, a, b in zip(u[starts].tolist(), starts.tolist(), ends.tolist(), strict=True):
+        p = v[a:b]  # ascending
+        buf = np.zeros(int(p[-1]) // 8 + 1, dtype=np.uint8)
+        np.bitwise_or.at(buf, p >> 3, np.left_shift(one, (p & 7).astype(np.uint8)))
+        rows[r] = int.from_bytes(buf.tobytes(), "little")
+    return rows
+
+
+def _bitset_bytes(n: int, u: np.ndarray, v: np.ndarray) -> int:
+    """About the bytes of :func:`_adjacency` ``(n, u, v)`` built row by row: a list of
+    ``n`` Python ints, each as long as its highest bit (30 bits per 4 bytes, plus a
+    28-byte header)."""
+    if u.size == 0:
+        return 8 * n
+    hi = np.full(n, -1, dtype=np.int64)
+    np.maximum.at(hi, u, v)
+    hi = hi[hi >= 0]
+    return 8 * n + 28 * int(hi.size) + 4 * int(((hi + 30) // 30).sum())
+
+
+def _check_bitset_memory(model: DiscreteModel, n_bytes: int) -> None:
+    """Refuse a model whose ordering's neighbour bitsets could never fit in memory."""
+    _memory.check_memory(
+        n_bytes,
+        f"elimination ordering of {model!r}: the interaction graph's neighbour bitsets "
+        "(one bit per variable up to each variable's farthest neighbour, in the natural "
+        "and the min-fill order)",
+        "the model has too many variables for exact inference: use approximate inference "
+        "(loopy belief propagation, mean field or Gibbs sampling) instead",
+    )
 
 
 def _bitsets(A: np.ndarray) -> list[int]:
@@ -267,12 +353,12 @@ def _min_fill(
         fill[u], size[u] = f // 2, t
     heap = [(fill[u], size[u], u) for u in range(n)]
     heapq.heapify(heap)
-    alive = (1 << n) - 1
+    alive = [True] * n  # (a list: an n-bit integer costs O(n) per update)
     order: list[int] = []
     big, work = 0, 0
     while heap:
         f, t, v = heapq.heappop(heap)
-        if not (alive >> v) & 1 or f != fill[v] or t != size[v]:
+        if not alive[v] or f != fill[v] or t != size[v]:
             continue  # a stale entry
         order.append(v)
         if limit is not None and t > limit:
@@ -280,13 +366,15 @@ def _min_fill(
         big, work = max(big, t), work + t
         if beat is not None and big >= beat[0] and work > beat[1]:
             break
-        vb = 1 << v
-        alive ^= vb
+        alive[v] = False
         nb = adj[v]
+        if not nb:  # no neighbours: nothing changes
+            continue
+        vb = 1 << v
         nbl = _bits(nb)
         changed = nb
         for a in nbl:
-            miss = nb & ~adj[a] & ~((2 << a) - 1)  # fill edges ab, b > a
+            miss = ((nb & ~adj[a]) >> (a + 1)) << (a + 1)  # fill edges ab, b > a
             while miss:
                 low = miss & -miss
                 miss ^= low
@@ -310,12 +398,12 @@ def _min_fill(
             fill[u] -= au.bit_count() + 1 - d
             size[u] //= cards[v]
         adj[v] = 0
-        changed &= alive
         while changed:
             low = changed & -changed
             changed ^= low
             u = low.bit_length() - 1
-            heapq.heappush(heap, (fill[u], size[u], u))
+            if alive[u]:
+                heapq.heappush(heap, (fill[u], size[u], u))
     return order
 
 
@@ -331,21 +419,20 @@ class _Symbolic:
     separators: list[int]  # bitset of the positions in each step's separator (ascending)
 
 
-def _cost(A: np.ndarray, cards: list[int], order: list[int], limit: int | None) -> _Symbolic:
+def _cost(rows: list[int], cp: list[int], limit: int | None) -> _Symbolic:
     """Largest clique (variables), largest and total table entries of eliminating along
-    ``order``; stops once a table exceeds ``limit``.
+    an ordering, given the neighbour bitsets ``rows`` relabelled to positions in it and the
+    cardinalities ``cp`` in its order; stops once a table exceeds ``limit``.
 
-    Symbolic elimination on the elimination tree: with the adjacency relabelled to
-    positions, the separator of step ``i`` is the set of its later neighbours in the
-    filled graph; it is passed on, less itself, to its earliest member (the step that
-    consumes the message), so each step costs a few bitset operations.
+    Symbolic elimination on the elimination tree: the separator of step ``i`` is the set
+    of its later neighbours in the filled graph; it is passed on, less itself, to its
+    earliest member (the step that consumes the message), so each step costs a few bitset
+    operations.
     """
-    n = len(order)
-    rows = _bitsets(A[np.ix_(order, order)]) if n else []
-    cp = [cards[v] for v in order]
+    n = len(rows)
     uniform = cp[0] if cp and min(cp) == max(cp) else 0
     release = [0] * (n + 1)  # message bytes consumed at each step
-    seps = [r & ~((2 << i) - 1) for i, r in enumerate(rows)]
+    seps = [(r >> (i + 1)) << (i + 1) for i, r in enumerate(rows)]  # the later neighbours
     max_clique = max_table = total = live = peak = 0
     for i in range(n):
         s = seps[i]
@@ -442,22 +529,40 @@ def _compute_order(
 
     Min-fill is abandoned as soon as it picks a table larger than the natural order's
     largest one (it could only lose then).
+
+    The interaction graph is held as neighbour bitsets (Python integers), built without
+    a dense ``n x n`` matrix for large models; their memory is estimated, and a model
+    whose bitsets could never fit is refused, before they are built.
     """
     cards = [int(c) for c in model.cardinalities]
-    A = _interaction_graph(model)
     n = model.n_variables
+    u, v = _edges(model)
+    big = n > _DENSE_ADJACENCY
+    if big:  # the natural order's bitsets, min-fill's copy of them and their separators
+        natural_bytes = _bitset_bytes(n, u, v)
+        _check_bitset_memory(model, 3 * natural_bytes)
+    base = _adjacency(n, u, v)
     natural = list(range(n))
-    nat = _cost(A, cards, natural, limit)
+    nat = _cost(base, cards, limit)
     if nat.ok:
-        min_fill = _min_fill(_bitsets(A), cards, nat.max_table, (nat.max_table, nat.total))
+        min_fill = _min_fill(base, cards, nat.max_table, (nat.max_table, nat.total))
     else:
-        min_fill = _min_fill(_bitsets(A), cards, limit)
+        min_fill = _min_fill(base, cards, limit)
+    del base  # (consumed by _min_fill)
     best = ("natural", natural, nat)
     if len(min_fill) == n or not nat.ok:
         # A partial ordering stopped at a table over the limit: its cliques so far do not
         # depend on how the remaining variables would follow.
         rest = sorted(set(natural).difference(min_fill)) if len(min_fill) < n else []
-        mf = _cost(A, cards, min_fill + rest, limit)
+        full = min_fill + rest
+        if full == natural:
+            mf = nat  # the same ordering: the same cliques
+        else:
+            pos = np.empty(n, dtype=np.int64)
+            pos[full] = np.arange(n)
+            if big:  # the natural order's separators, and these bitsets and separators
+                _check_bitset_memory(model, natural_bytes + 2 * _bitset_bytes(n, pos[u], pos[v]))
+            mf = _cost(_adjacency(n, pos[u], pos[v]), [cards[w] for w in full], limit)
         if (not mf.ok, mf.max_table, mf.total) <= (not nat.ok, nat.max_table, nat.total):
             best = ("min-fill", min_fill, mf)  # ties go to min-fill
     name, order, sym = best
@@ -567,7 +672,8 @@ def _check_plan_memory(
     _memory.check_memory(
         peak,
         f"exact inference ({what}) on {model!r} by variable elimination: its best ordering "
-        f"({chosen.heuristic}) has a clique of {least}{chosen.max_clique_size} variables "
+        f"({chosen.heuristic}) has a clique of {least}{chosen.max_clique_size} "
+        f"variable{'' if chosen.max_clique_size == 1 else 's'} "
         f"(induced width {least}{chosen.induced_width}, a table of {least}"
         f"{chosen.max_table_size} entries, {_memory.format_bytes(8 * chosen.max_table_size)})",
         "the model's treewidth is too large for exact inference: use approximate inference "
@@ -582,16 +688,54 @@ def _expand(table: np.ndarray, perm: tuple[int, ...], bshape: tuple[int, ...]) -
     return table.reshape(bshape)
 
 
+def _factor_tables(model: DiscreteModel) -> list[np.ndarray]:
+    """The factors' tables, by factor index (the first items of a plan)."""
+    return [f.table for f in model.factors]
+
+
+def _shifted_factor_tables(model: DiscreteModel) -> tuple[list[np.ndarray], float]:
+    """Each factor's table less its maximum, and the sum of the maxima (``-inf`` when a
+    table is all ``-inf``: every assignment is forbidden; the tables are then unusable).
+
+    Sums of shifted tables keep every ``O(1)`` difference near their top however large
+    the log-potentials: ``[[a, a], [a, -a]]`` with ``a = 1e20`` has three top assignments
+    (``p(x_0 = 0) = 2/3``), which ``a + log 2`` and ``a + log 3``, both ``a`` in float64,
+    no longer tell apart."""
+    tables: list[np.ndarray] = [np.empty(0)] * len(model.factors)
+    offset = 0.0
+    for g in model.groups():
+        t = g.tables
+        mx = t.reshape(len(t), -1).max(axis=1)
+        if mx.min() == -np.inf:
+            return tables, -np.inf
+        offset += float(mx.sum())
+        shifted = t - mx.reshape((-1,) + (1,) * (t.ndim - 1))
+        for j, k in enumerate(g.index.tolist()):
+            tables[k] = shifted[j]
+    return tables, offset
+
+
+def _shift_to_top(msg: np.ndarray) -> tuple[np.ndarray, float]:
+    """A message less its maximum (in place) and that maximum (0 when it is ``-inf``)."""
+    top = float(msg.max())
+    if top == -np.inf:
+        return msg, 0.0
+    msg -= top
+    return msg, top
+
+
 def _combine(
-    step: _Step, tables: dict[int, np.ndarray], model: DiscreteModel, extra: Any = None
+    step: _Step, tables: dict[int, np.ndarray], factors: list[np.ndarray], extra: Any = None
 ) -> np.ndarray:
-    """The sum of a step's input tables over its clique (read-only: may be a view).
+    """The sum of a step's input tables over its clique (read-only: may be a view);
+    ``factors``: the factor tables by index, ``tables``: the messages by item.
 
     The small inputs are added first, over the union of their own axes, so that the
     clique-sized table is written once: ``largest + (sum of the others)``.
     """
+    n_factors = len(factors)
     views = [
-        _expand(model.factors[k].table if k < len(model.factors) else tables[k], perm, bshape)
+        _expand(factors[k] if k < n_factors else tables[k], perm, bshape)
         for k, perm, bshape in step.inputs
     ]
     if extra is not None:
@@ -714,25 +858,101 @@ def _logsumexp(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return out.reshape([d for j, d in enumerate(x.shape) if j not in axis])
 
 
-def _root_total(plan: _Plan, tables: dict[int, np.ndarray], model: DiscreteModel) -> float:
+def _root_total(plan: _Plan, tables: dict[int, np.ndarray], factors: list[np.ndarray]) -> float:
     total = 0.0
     for k in plan.roots:
-        t = model.factors[k].table if k < plan.n_factors else tables[k]
+        t = factors[k] if k < plan.n_factors else tables[k]
         total += float(t)
     return total
 
 
-def _upward(model: DiscreteModel, plan: _Plan, keep: bool) -> tuple[float, dict[int, np.ndarray]]:
+def _upward(
+    model: DiscreteModel,
+    plan: _Plan,
+    keep: bool,
+    exponent: int = 0,
+    shifted: tuple[list[np.ndarray], float] | None = None,
+) -> tuple[float, dict[int, np.ndarray]]:
     """Sum-product elimination; returns ``log Z`` and the messages (all of them if
-    ``keep``, else only the scalar ones)."""
+    ``keep``, else only the scalar ones). With an ``exponent``, ``model`` is scaled by
+    ``2**-exponent`` (:func:`_scaled`) and so are ``log Z`` and the messages. With
+    ``shifted`` (:func:`_shifted_factor_tables` of the model), the elimination runs on
+    the shifted tables and every message is shifted to a maximum of 0 (its values are
+    then exact up to a constant, as marginals need); the shifts add up into ``log Z``."""
     tables: dict[int, np.ndarray] = {}
+    factors, offset = shifted if shifted is not None else (_factor_tables(model), 0.0)
     for i, step in enumerate(plan.steps):
-        acc = _combine(step, tables, model)
+        acc = _combine(step, tables, factors)
         if not keep:
             for k, _, _ in step.inputs:
                 tables.pop(k, None)
-        tables[plan.n_factors + i] = _logsumexp_first(acc)
-    return _root_total(plan, tables, model), tables
+        if exponent:
+            msg = _logsumexp_scaled(acc, (0,), exponent)
+        else:
+            msg = _logsumexp_first(acc)
+        if shifted is not None and msg.ndim:
+            msg, top = _shift_to_top(msg)
+            offset += top
+        tables[plan.n_factors + i] = msg
+    return _root_total(plan, tables, factors) + offset, tables
+
+
+# -- log-potentials near 1e308 ---------------------------------------------------------------
+#
+# Sums of one entry per factor (clique tables, messages, scores) stay below 2**1000 when
+# every |entry| is below ``_guards.sum_limit(n_factors)``, and then the arithmetic above
+# cannot overflow (differences of two such sums included). Otherwise the tables are scaled
+# by ``2**-exponent`` (``_guards.sum_scale_exponent``; exact, and rounding commutes with
+# it), max-product runs unchanged, and sum-product takes the ``exp`` of each difference to
+# a maximum in true units: at most 0 there, and 0 in float64 below -2048, so clipping it
+# at -2048 first keeps ``difference * 2**exponent`` finite and changes nothing.
+
+_EXP_FLOOR = 2048.0  # exp(-x) is 0 in float64 for x beyond about 745
+_FLOAT_MAX = float(np.finfo(np.float64).max)
+
+
+def _scaled(model: DiscreteModel, exponent: int) -> DiscreteModel:
+    """The model with every table times ``2**-exponent`` (exact, barring the underflow of
+    entries below ``2**(exponent - 1074)``): the same factor graph, hence the same
+    (remembered) ordering."""
+    with np.errstate(under="ignore"):
+        factors = [Factor(f.scope, np.ldexp(f.table, -exponent)) for f in model.factors]
+    return DiscreteModel(model.cardinalities.tolist(), factors)
+
+
+def _exp_scaled(d: np.ndarray, exponent: int) -> np.ndarray:
+    """``exp(d * 2**exponent)`` for ``d <= 0`` (a difference to a maximum, in units of
+    ``2**exponent``), with ``d * 2**exponent`` clipped at ``-2048`` (its ``exp`` is 0
+    either way) so that it cannot overflow."""
+    d = np.maximum(d, -math.ldexp(_EXP_FLOOR, -exponent))
+    return np.exp(np.ldexp(d, exponent))
+
+
+def _logsumexp_scaled(x: np.ndarray, axes: tuple[int, ...], exponent: int) -> np.ndarray:
+    """:func:`_logsumexp` over ``axes`` (non-negative) of ``x * 2**exponent``, returned in
+    units of ``2**exponent`` as ``x`` is; all ``-inf`` gives ``-inf``. ``x - max`` must
+    not overflow (entries below ``2**1022`` in magnitude)."""
+    if not axes:
+        return x
+    m = x.max(axis=axes, keepdims=True)
+    empty = np.isneginf(m)
+    m = np.where(empty, 0.0, m)
+    s = _exp_scaled(x - m, exponent).sum(axis=axes, keepdims=True)
+    s[empty] = 1.0
+    out = m + np.ldexp(np.log(s), -exponent)
+    out[empty] = -np.inf
+    return out.reshape([d for j, d in enumerate(x.shape) if j not in axes])
+
+
+def _unscaled(value: float, exponent: int, what: str) -> float:
+    """``value * 2**exponent``; a ValueError naming ``what`` when that is beyond the
+    float64 range (``-inf``, every assignment forbidden, stays ``-inf``)."""
+    if not exponent or not math.isfinite(value):
+        return value
+    try:
+        return math.ldexp(value, exponent)
+    except OverflowError:
+        raise beyond_range_error(what) from None
 
 
 # -- log Z in the linear domain --------------------------------------------------------------
@@ -849,7 +1069,8 @@ def exact_log_partition(model: DiscreteModel) -> float:
     ------
     ValueError
         If the largest intermediate table of the ordering could not fit in memory (the
-        message names its clique size): use approximate inference.
+        message names its clique size): use approximate inference. If ``log Z`` is
+        beyond the float64 range (log-potentials near ``1e308`` adding up past it).
 
     Examples
     --------
@@ -867,7 +1088,14 @@ def exact_log_partition(model: DiscreteModel) -> float:
     _check_plan_memory(model, chosen, sym.peak, "log_partition")
     plan = _TRANSFER_PLANS.get(key, lambda: transfer_plan(model, chosen.max_table_size))
     log_z = None if plan is None else transfer_log_partition(model, plan)
-    if log_z is None and chosen.max_table_size <= _LINEAR_MAX_TABLE:
+    if log_z is not None:
+        return log_z
+    exponent = sum_scale_exponent(model)
+    if exponent:  # entries whose sums could overflow: the log domain, scaled
+        scaled = _scaled(model, exponent)
+        log_z, _ = _upward(scaled, _plan(scaled, "log_partition"), False, exponent)
+        return _unscaled(log_z, exponent, "exact_log_partition: log Z")
+    if chosen.max_table_size <= _LINEAR_MAX_TABLE:
         log_z = _linear_log_partition(model, order, sym)
     if log_z is None:  # large cliques, or precision at risk in the linear domain
         log_z, _ = _upward(model, _plan(model, "log_partition"), keep=False)
@@ -895,8 +1123,8 @@ def exact_marginals(model: DiscreteModel) -> Marginals:
     Raises
     ------
     ValueError
-        If every assignment is forbidden (``log Z = -inf``), or if the elimination could
-        not fit in memory.
+        If every assignment is forbidden (``log Z = -inf``), if the elimination could
+        not fit in memory, or if ``log Z`` is beyond the float64 range.
 
     Examples
     --------
@@ -907,17 +1135,32 @@ def exact_marginals(model: DiscreteModel) -> Marginals:
     ([[0.6667, 0.3333], [0.6667, 0.3333]], 1.098612)
     """
     _check_model(model)
-    plan = _plan(model, "marginals")
-    log_z, tables = _upward(model, plan, keep=True)
+    exponent = sum_scale_exponent(model)
+    work = _scaled(model, exponent) if exponent else model  # (see _scaled)
+
+    def lse(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        if exponent:
+            return _logsumexp_scaled(x, axes, exponent)
+        return _logsumexp_axes(x, axes)
+
+    shifted = _shifted_factor_tables(work)  # (see _shifted_factor_tables)
+    _check_feasible(shifted[1], "marginals")
+    factors = shifted[0]
+    plan = _plan(work, "marginals")
+    log_z, tables = _upward(work, plan, keep=True, exponent=exponent, shifted=shifted)
     _check_feasible(log_z, "marginals")
+    log_z = _unscaled(log_z, exponent, "exact_marginals: log Z")
     marginals: list[np.ndarray] = [np.empty(0)] * model.n_variables
     down: dict[int, np.ndarray] = {}  # step -> message from its parent, over its separator
     for i in range(len(plan.steps) - 1, -1, -1):
         step = plan.steps[i]
         d = down.pop(i, None)
-        belief = _combine(step, tables, model, None if d is None else d[None, ...])
-        p = _logsumexp_axes(belief, tuple(range(1, belief.ndim)))
-        p = np.exp(p - _logsumexp(p, (0,)))
+        belief = _combine(step, tables, factors, None if d is None else d[None, ...])
+        p = lse(belief, tuple(range(1, belief.ndim)))
+        if exponent:
+            p = _exp_scaled(p - _logsumexp_scaled(p, (0,), exponent), exponent)
+        else:
+            p = np.exp(p - _logsumexp(p, (0,)))
         marginals[step.var] = p / p.sum()
         for k, perm, bshape in step.inputs:
             if k < plan.n_factors:
@@ -929,9 +1172,8 @@ def exact_marginals(model: DiscreteModel) -> Marginals:
             m = tables[k]
             m = np.where(np.isneginf(m), 0.0, m)
             axes = tuple(j for j, b in enumerate(bshape) if b == 1)
-            msg = _logsumexp_axes(
-                _add_in_layout(belief, _expand(m, perm, bshape), np.subtract), axes
-            )
+            msg = lse(_add_in_layout(belief, _expand(m, perm, bshape), np.subtract), axes)
+            msg, _ = _shift_to_top(msg)
             down[k - plan.n_factors] = msg.reshape(plan.steps[k - plan.n_factors].shape[1:])
     return Marginals(marginals, log_z)
 
@@ -956,7 +1198,8 @@ def exact_map(model: DiscreteModel) -> MAPResult:
     Raises
     ------
     ValueError
-        If every assignment is forbidden, or if the elimination could not fit in memory.
+        If every assignment is forbidden, if the elimination could not fit in memory, or
+        if the highest score is beyond the float64 range.
 
     Examples
     --------
@@ -967,17 +1210,22 @@ def exact_map(model: DiscreteModel) -> MAPResult:
     ([0, 2], 2.0)
     """
     _check_model(model)
-    plan = _plan(model, "map")
+    exponent = sum_scale_exponent(model)
+    work = _scaled(model, exponent) if exponent else model  # max commutes with the scale
+    plan = _plan(work, "map")
+    factors = _factor_tables(work)
     tables: dict[int, np.ndarray] = {}
     argmax: list[np.ndarray] = []
     for i, step in enumerate(plan.steps):
-        acc = _combine(step, tables, model)
+        acc = _combine(step, tables, factors)
         for k, _, _ in step.inputs:
             tables.pop(k, None)
         message, arg = _max_first(acc)
         argmax.append(arg)
         tables[plan.n_factors + i] = message
-    _check_feasible(_root_total(plan, tables, model), "a MAP assignment")
+    best = _root_total(plan, tables, factors)
+    _check_feasible(best, "MAP assignment")
+    _unscaled(best, exponent, "exact_map: the MAP score")
     x = np.zeros(model.n_variables, dtype=np.int64)
     for i in range(len(plan.steps) - 1, -1, -1):
         step = plan.steps[i]
@@ -1002,6 +1250,12 @@ def brute_force_log_partition(model: DiscreteModel) -> float:
     float
         ``log Z``; ``-inf`` when every assignment is forbidden by ``-inf`` entries.
 
+    Raises
+    ------
+    ValueError
+        If the model has more than :data:`BRUTE_FORCE_LIMIT` assignments, or if its
+        highest score is beyond the float64 range.
+
     Examples
     --------
     >>> from kernelkit.pgm import DiscreteModel
@@ -1009,8 +1263,7 @@ def brute_force_log_partition(model: DiscreteModel) -> float:
     >>> bool(abs(brute_force_log_partition(m) - np.log(3 + np.e)) < 1e-12)
     True
     """
-    scores = _all_scores(model)
-    return float(_logsumexp(scores.ravel(), (0,)))
+    return _brute_force_log_z(_all_scores(model, "brute_force_log_partition"))[0]
 
 
 def brute_force_marginals(model: DiscreteModel) -> Marginals:
@@ -1038,14 +1291,16 @@ def brute_force_marginals(model: DiscreteModel) -> Marginals:
     >>> brute_force_marginals(m).marginals[0].round(12).tolist()
     [0.25, 0.75]
     """
-    scores = _all_scores(model)
+    scores = _all_scores(model, "brute_force_marginals")
     n = model.n_variables
-    log_z = float(_logsumexp(scores.ravel(), (0,)))
+    log_z, half = _brute_force_log_z(scores)
     _check_feasible(log_z, "marginals")
+    # exp(score - highest score), not exp(score - log Z): log Z absorbs the log of the
+    # number of top assignments when the scores are large (1e20 + log 3 == 1e20)
+    weights = _exp_scaled(half - half.max(), 1)
     marginals = []
     for i in range(n):
-        lp = _logsumexp(scores, tuple(j for j in range(n) if j != i)) - log_z
-        p = np.exp(lp)
+        p = weights.sum(axis=tuple(j for j in range(n) if j != i))
         marginals.append(p / p.sum())
     return Marginals(marginals, log_z)
 
@@ -1077,33 +1332,65 @@ def brute_force_map(model: DiscreteModel) -> MAPResult:
     >>> r.assignment.tolist(), r.score
     ([0, 2], 2.0)
     """
-    scores = _all_scores(model)
+    scores = _all_scores(model, "brute_force_map")
     k = int(np.argmax(scores))
-    _check_feasible(float(scores.flat[k]), "a MAP assignment")
+    _check_feasible(float(scores.flat[k]), "MAP assignment")
     x = np.array(np.unravel_index(k, scores.shape), dtype=np.int64).reshape(model.n_variables)
     x.flags.writeable = False
     return MAPResult(x, float(scores.flat[k]))
 
 
-def _all_scores(model: DiscreteModel) -> np.ndarray:
-    """The score of every assignment, as a table with one axis per variable."""
+def _brute_force_log_z(scores: np.ndarray) -> tuple[float, np.ndarray]:
+    """``log Z`` from every assignment's score, and the scores halved.
+
+    Halved (exactly), the scores' differences, up to ``2 * 1.8e308``, cannot overflow;
+    ``log Z`` is at most the largest score plus ``log(2**22)``, which doubles back to a
+    float64."""
+    half = np.ldexp(scores, -1)
+    return math.ldexp(float(_logsumexp_scaled(half.ravel(), (0,), 1)), 1), half
+
+
+def _all_scores(model: DiscreteModel, caller: str) -> np.ndarray:
+    """The score of every assignment, as a table with one axis per variable.
+
+    Log-potentials whose sums could overflow are scored scaled by a power of two (see
+    :func:`_scaled`): a highest score beyond the float64 range is an error (below
+    ``-1.8e308`` it is not a ``-inf`` that would pass for a forbidden assignment); lower
+    scores below the range have probability 0 and become ``-inf``.
+    """
     _check_model(model)
     shape = tuple(int(c) for c in model.cardinalities)
-    total = math.prod(shape)
-    if total > BRUTE_FORCE_LIMIT:
-        raise ValueError(
-            f"brute-force enumeration of {model!r} would score {total} assignments, more "
-            f"than {BRUTE_FORCE_LIMIT} (2**22): use exact_log_partition, exact_marginals or "
-            "exact_map (variable elimination) instead"
-        )
+    total = 1
+    for c in shape:  # (stops early: the product of 10**6 cardinalities is slow to form)
+        total *= c
+        if total > BRUTE_FORCE_LIMIT:
+            if len(shape) <= 1000:
+                count = str(math.prod(shape))
+            else:  # (str() refuses integers of more than 4300 digits)
+                count = f"about 10**{int(sum(math.log10(c) for c in shape))}"
+            raise ValueError(
+                f"brute-force enumeration of {model!r} would score {count} assignments, "
+                f"more than {BRUTE_FORCE_LIMIT} (2**22): use exact_log_partition, "
+                "exact_marginals or exact_map (variable elimination) instead"
+            )
+    exponent = sum_scale_exponent(model)
+    scorer = _scaled(model, exponent) if exponent else model
     if not shape:
-        return np.asarray(model.score(np.zeros((1, 0), dtype=np.int64))[0], dtype=np.float64)
-    out = np.empty(total)
-    dtype = np.min_scalar_type(max(shape))
-    for start in range(0, total, _CHUNK):  # chunks of assignments, vectorised within
-        idx = np.arange(start, min(start + _CHUNK, total))
-        X = np.stack(np.unravel_index(idx, shape), axis=1).astype(dtype)
-        out[idx] = model.score(X)
+        out = np.asarray(scorer.score(np.zeros((1, 0), dtype=np.int64)), dtype=np.float64)
+    else:
+        out = np.empty(total)
+        dtype = np.min_scalar_type(max(shape))
+        for start in range(0, total, _CHUNK):  # chunks of assignments, vectorised within
+            idx = np.arange(start, min(start + _CHUNK, total))
+            X = np.stack(np.unravel_index(idx, shape), axis=1).astype(dtype)
+            out[idx] = scorer.score(X)
+    if exponent:
+        limit = math.ldexp(_FLOAT_MAX, -exponent)  # the float64 range, scaled
+        top = float(out.max())
+        if top > limit or -np.inf < top < -limit:
+            raise beyond_range_error(f"{caller}: the highest score")
+        # below the range yet below the highest score by far more than 2048: probability 0
+        out = np.ldexp(np.where(out < -limit, -np.inf, out), exponent)
     return out.reshape(shape)
 
 
