@@ -251,11 +251,10 @@ def _check_scheduler_address(
 
     if not scheduler.strip():
         raise refuse("an empty address")
-    from distributed.comm import addressing, registry
-
+    comm = distributed.comm  # dask.distributed's comm layer (parse, backends)
     try:
-        scheme, location = addressing.parse_address(scheduler)
-        backend = registry.get_backend(scheme)
+        scheme, location = comm.parse_address(scheduler)
+        backend = comm.registry.get_backend(scheme)
     except (TypeError, ValueError) as exc:
         raise refuse(str(exc)) from None
     try:
@@ -266,7 +265,7 @@ def _check_scheduler_address(
         raise refuse(str(exc)) from None
     if port is not None and not 1 <= port <= 65535:
         raise refuse(f"port {port} is outside 1..65535")
-    return addressing.unparse_address(scheme, location), scheme
+    return comm.unparse_address(scheme, location), scheme
 
 
 def _ask_who_answers(address: str, timeout: float, distributed: Any) -> None:
