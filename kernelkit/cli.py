@@ -12,9 +12,9 @@ registration: import them inside the handler).
 
 Errors print one line and exit non-zero: :class:`UsageError` (a command used wrongly) exits
 with status 2, as argparse's own errors do, anything else with 1; ``--debug`` shows the
-traceback. Areas raise ``UsageError`` after importing it inside their handler
-(``from kernelkit.cli import UsageError``), which keeps ``kernelkit.cli`` out of their
-import-time dependencies.
+traceback. :class:`UsageError` and :func:`print_table` live on the ground floor, in
+:mod:`kernelkit._commands`, from which every area's ``cli.py`` imports them (and this module
+re-exports them): no area reaches up into this module.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import kernelkit
+from kernelkit._commands import UsageError, print_table
 
 __all__ = [
     "BUILTIN_COMMANDS",
@@ -40,53 +41,6 @@ __all__ = [
 ]
 
 DEFAULT_OUT = "kernelkit-report"
-
-
-class UsageError(Exception):
-    """A command used wrongly: reported in one line with exit status 2.
-
-    For the subcommands of every area: import it inside the handler (``from kernelkit.cli
-    import UsageError``) and raise it for flags out of range or that do not apply.
-    """
-
-
-def print_table(
-    rows: Sequence[Sequence[object]], header: Sequence[str], *, align: str = "left"
-) -> None:
-    """Print aligned columns under a header and a rule (for the area commands).
-
-    Parameters
-    ----------
-    rows : sequence of sequences
-        The cells, one sequence per row, as many as ``header``; a cell with line breaks
-        spans several lines of its row.
-    header : sequence of str
-        Column titles.
-    align : {"left", "right"}, default="left"
-        Alignment of every column (``"right"`` for columns of numbers).
-
-    Examples
-    --------
-    >>> print_table([["0.1", "0.93"], ["1", "0.05"]], ["nu", "epsilon"], align="right")
-     nu  epsilon
-    ---  -------
-    0.1     0.93
-      1     0.05
-    """
-    if align not in ("left", "right"):
-        raise ValueError(f"align must be 'left' or 'right', got {align!r}")
-    cells = [[str(c).split("\n") for c in header]] + [[str(c).split("\n") for c in r] for r in rows]
-    widths = [max(len(line) for r in cells for line in r[i]) for i in range(len(header))]
-    for k, row in enumerate(cells):
-        for j in range(max(len(c) for c in row)):
-            parts = [c[j] if j < len(c) else "" for c in row]
-            just = [
-                p.ljust(w) if align == "left" else p.rjust(w)
-                for p, w in zip(parts, widths, strict=True)
-            ]
-            print("  ".join(just).rstrip())
-        if k == 0:
-            print("  ".join("-" * w for w in widths))
 
 
 def _wrap(text: str, width: int = 72) -> str:

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
+from kernelkit._commands import UsageError
 from kernelkit.distributed.client import (
     DEFAULT_TIMEOUT,
     _check_scheduler_address,
@@ -93,7 +94,6 @@ def cluster_from_args(
     TypeError
         ``args`` is not an ``argparse.Namespace``.
     """
-    from kernelkit.cli import UsageError
 
     if not isinstance(args, argparse.Namespace):
         raise TypeError(

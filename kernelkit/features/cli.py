@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from kernelkit._commands import UsageError
+
 __all__ = ["register"]
 
 #: Width of a SIFT descriptor, the largest ``-f``.
@@ -71,7 +73,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    from kernelkit.cli import UsageError
 
     if args.n_components < 1:
         raise UsageError(f"-k/--n-components must be >= 1, got {args.n_components}")
@@ -92,7 +93,6 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def _cmd_fisher_mnist(args: argparse.Namespace) -> int:
     from kernelkit._progress import format_seconds
-    from kernelkit.cli import UsageError
 
     _check_args(args)
     import numpy as np

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kernelkit._commands import UsageError
 from kernelkit.distributed.options import add_cluster_arguments
 
 __all__ = ["KERNELS", "register"]
@@ -93,7 +94,6 @@ def _load(dataset: str) -> tuple[list, np.ndarray, str]:
 
 def _check_args(args: argparse.Namespace) -> tuple[float, ...]:
     """Refuse flags out of range or that do not apply to the kernel; return the C grid."""
-    from kernelkit.cli import UsageError
 
     from .classify import DEFAULT_C
 
@@ -127,7 +127,6 @@ def _classify(args: argparse.Namespace, C_values: tuple[float, ...], client: Any
     """Load, compute the Gram matrices, cross-validate (on ``client``'s cluster, if any)
     and print the folds and the accuracy."""
     from kernelkit._progress import format_seconds
-    from kernelkit.cli import UsageError
 
     from .classify import cross_validate_graphs, graph_grams
 

@@ -29,6 +29,7 @@ import math
 import time
 from typing import Any
 
+from kernelkit._commands import UsageError, print_table
 from kernelkit.distributed.options import add_cluster_arguments
 
 __all__ = ["register"]
@@ -125,7 +126,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _check_args(args: argparse.Namespace) -> tuple[list[str], list[float]]:
     """Refuse flags out of range; return the methods and the sorted ``nu`` values."""
-    from kernelkit.cli import UsageError
 
     methods = [m.strip() for m in args.method.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
@@ -245,7 +245,6 @@ def _learning_curve(
     import numpy as np
 
     from kernelkit._progress import format_seconds, progress
-    from kernelkit.cli import print_table
     from kernelkit.graphs import SingularKernelWarning, random_walk_kernel
     from kernelkit.learning_curves import (
         cavity,

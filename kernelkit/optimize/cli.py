@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kernelkit._commands import UsageError
+
 __all__ = ["ACQUISITIONS", "BATCH_STRATEGIES", "DEFAULT_OUT", "LIES", "register"]
 
 DEFAULT_OUT = "kernelkit-bayesopt"
@@ -114,7 +116,6 @@ def _evaluations(source: list[str]) -> str:
 
 def _check_args(args: argparse.Namespace) -> None:
     """Refuse flags out of range and unknown test functions or acquisitions."""
-    from kernelkit.cli import UsageError
     from kernelkit.optimize import get_acquisition, get_function
 
     if args.n_calls < 1:

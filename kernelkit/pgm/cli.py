@@ -27,6 +27,8 @@ import math
 import time
 from typing import Any
 
+from kernelkit._commands import UsageError, print_table
+
 __all__ = ["register"]
 
 METHODS = ("exact", "bp", "lp")
@@ -82,7 +84,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _cmd_infer(args: argparse.Namespace) -> int:
-    from kernelkit.cli import UsageError, print_table
 
     if args.method == "lp" and args.task in ("logz", "marginals"):
         raise UsageError(f"--method lp gives a MAP assignment only, not --task {args.task}")
@@ -153,7 +154,6 @@ def _cmd_infer(args: argparse.Namespace) -> int:
 
 def _solve(args: argparse.Namespace, work: Any, tasks: set[str]) -> tuple[Any, Any, Any]:
     """``(log Z, marginals or per-factor beliefs, assignment)`` of ``work``."""
-    from kernelkit.cli import UsageError
 
     log_z = marginals = assignment = None
     if args.method == "exact":
@@ -206,7 +206,6 @@ def _original_marginals(rerooting: Any, marginals: dict) -> list:
     root (exact) or read from a factor belief whose scope holds both (BP)."""
     import numpy as np
 
-    from kernelkit.cli import UsageError
     from kernelkit.pgm import clamp, exact_marginals
 
     if rerooting.kind == "original":
