@@ -43,7 +43,7 @@ def check_array(
     X: Any,
     name: str = "X",
     *,
-    ndim: int = 2,
+    ndim: int | None = 2,
     dtype: Any = (np.float64, np.float32),
     allow_empty: bool = False,
     finite: bool = True,
@@ -57,9 +57,10 @@ def check_array(
         The input. Lists of numbers are accepted; lists of non-numeric objects are not.
     name : str
         The argument name used in error messages.
-    ndim : int
-        Required number of dimensions (1 or 2). A 1-D input with ``ndim=2`` is rejected
-        with a hint to reshape, as scikit-learn does.
+    ndim : int or None
+        Required number of dimensions (1 or 2), or ``None`` for any (a scalar included).
+        A 1-D input with ``ndim=2`` is rejected with a hint to reshape, as scikit-learn
+        does.
     dtype : dtype or tuple of dtypes
         Accepted floating dtypes; anything else is converted to the first one.
     allow_empty : bool
@@ -94,12 +95,12 @@ def check_array(
         if np.iscomplexobj(arr):
             raise TypeError(f"{name} must be real-valued, got a complex array")
         arr = arr.astype(arr.dtype if arr.dtype in accepted else accepted[0])
-    if arr.ndim != ndim:
+    if ndim is not None and arr.ndim != ndim:
         hint = ""
         if ndim == 2 and arr.ndim == 1:
             hint = " (use X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for one sample)"
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}{hint}")
-    if not allow_empty and arr.shape[0] == 0:
+    if not allow_empty and arr.ndim and arr.shape[0] == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape}); at least one sample is required")
     if ndim == 2 and arr.shape[1] == 0 and arr.shape[0] > 0:
         raise ValueError(f"{name} has no features (shape {arr.shape})")

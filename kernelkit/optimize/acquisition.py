@@ -111,11 +111,7 @@ def log_h(z: Any) -> np.ndarray:
     (-inf, inf)
     """
     # checked here, once: the acquisitions call the unchecked _log_h on arrays they built
-    try:
-        ndim = np.ndim(z)
-    except ValueError:  # ragged nested lists: check_array says what is wrong
-        ndim = 1
-    z = check_array(z, "z", ndim=ndim, dtype=np.float64, allow_empty=True, finite=False)
+    z = check_array(z, "z", ndim=None, dtype=np.float64, allow_empty=True, finite=False)
     if np.isnan(z).any():
         raise ValueError(
             "z contains NaN; log_h is defined for real z, with the limits -inf at -inf and "
@@ -227,11 +223,7 @@ def _finite(value: Any, name: str) -> np.ndarray:
     """``value`` as a float64 array of its own shape with finite entries, or a clear error."""
     if type(value) is np.ndarray and value.dtype == np.float64 and np.isfinite(value).all():
         return value  # the search's own arrays: no second look
-    try:
-        ndim = np.ndim(value)
-    except ValueError:  # ragged nested lists: check_array says what is wrong
-        ndim = 1
-    return check_array(value, name, ndim=ndim, dtype=np.float64, allow_empty=True)
+    return check_array(value, name, ndim=None, dtype=np.float64, allow_empty=True)
 
 
 def _moments(mean: Any, std: Any, best: Any) -> tuple[np.ndarray, np.ndarray, float]:

@@ -971,11 +971,7 @@ class BayesianOptimizer:
         d = self.n_dims
         if x is None or isinstance(x, (str, bytes)):
             raise TypeError(f"x must be a point with {d} coordinate(s), got {type(x).__name__}")
-        try:
-            ndim = np.ndim(x)
-        except ValueError:  # ragged nested lists: check_array says what is wrong
-            ndim = 1
-        x = check_array(x, "x", ndim=ndim, dtype=np.float64, allow_empty=True, finite=False)
+        x = check_array(x, "x", ndim=None, dtype=np.float64, allow_empty=True, finite=False)
         if x.ndim == 2 and x.shape[0] == 1:
             x = x[0]
         if x.ndim != 1 or x.shape[0] != d:

@@ -71,16 +71,12 @@ class TestFunction:
 
         if X is None or isinstance(X, (str, bytes)):
             raise TypeError(f"X must be an array of numbers, got {type(X).__name__}")
-        try:
-            ndim = np.ndim(X)
-        except ValueError:  # ragged nested lists: check_array says what is wrong
-            ndim = 2
-        if ndim not in (1, 2):
+        arr = check_array(X, "X", ndim=None, dtype=np.float64, allow_empty=True, finite=False)
+        if arr.ndim not in (1, 2):
             raise ValueError(
                 f"{self.name} takes points with {self.dim} coordinates (X of shape "
-                f"(n, {self.dim}) or ({self.dim},)), got shape {np.shape(X)}"
+                f"(n, {self.dim}) or ({self.dim},)), got shape {arr.shape}"
             )
-        arr = check_array(X, "X", ndim=ndim, dtype=np.float64, allow_empty=True, finite=False)
         single = arr.ndim == 1
         if single:
             arr = arr[None, :]
@@ -127,11 +123,7 @@ class TestFunction:
         """
         from kernelkit._validation import check_array  # here: this module is NumPy only
 
-        try:
-            ndim = np.ndim(y)
-        except ValueError:  # ragged nested lists: check_array says what is wrong
-            ndim = 1
-        y = check_array(y, "y", ndim=ndim, dtype=np.float64, allow_empty=True, finite=False)
+        y = check_array(y, "y", ndim=None, dtype=np.float64, allow_empty=True, finite=False)
         if np.isnan(y).any():
             raise ValueError(f"y contains NaN, which is no value of {self.name}")
         return y - self.minimum
