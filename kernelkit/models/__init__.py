@@ -8,7 +8,7 @@ where that makes sense. Every Cholesky factorisation goes through
 before giving up with advice (:func:`jittered_cholesky` also returns the jitter).
 """
 
-from kernelkit.models._linalg import (
+from kernelkit.linalg.cholesky import (
     JitteredCholesky,
     NumericalWarning,
     cholesky_jitter,

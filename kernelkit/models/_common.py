@@ -22,7 +22,7 @@ from sklearn.utils.validation import column_or_1d
 from kernelkit._memory import check_memory
 from kernelkit._validation import check_array, validate_X, validate_X_y
 from kernelkit.kernels import RBF, Kernel, resolve_kernel
-from kernelkit.models._linalg import check_symmetric, jittered_cholesky
+from kernelkit.linalg.cholesky import check_symmetric, jittered_cholesky
 
 PRECOMPUTED: Final = "precomputed"
 

@@ -17,7 +17,7 @@ from kernelkit._dask import import_dask, is_dask_array
 from kernelkit._memory import check_memory
 from kernelkit._validation import check_int, check_random_state
 from kernelkit.models._common import n_objects
-from kernelkit.models._linalg import cholesky_jitter
+from kernelkit.linalg.cholesky import cholesky_jitter
 
 #: What :meth:`GaussianPredictor._latent_predictive` is asked for besides the mean.
 Spread = Literal["mean", "var", "cov"]

@@ -36,7 +36,7 @@ from kernelkit.models._common import (
     validate_test_input,
     validate_training_data,
 )
-from kernelkit.models._linalg import cholesky_or_none, jittered_cholesky
+from kernelkit.linalg.cholesky import cholesky_or_none, jittered_cholesky
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 from kernelkit.models._threads import LapackThreads
 
@@ -124,7 +124,7 @@ def _lml(
     # Non-finite entries make the factorisation fail (cholesky_or_none checks the pivots).
     with threads.lapack():
         U = cholesky_or_none(K.T, lower=False, overwrite_a=True)
-    if U is None:  # not numerically positive definite (see _linalg.cholesky_or_none)
+    if U is None:  # not numerically positive definite (see linalg.cholesky.cholesky_or_none)
         return fail
     # Algorithm 2 with L = U^T: alpha = L^T \ (L \ y) (on U, Fortran-ordered: no copy), and
     # log p(y|X) = -1/2 y^T alpha - sum_i log L_ii - n/2 log 2 pi. It is computed for

@@ -44,7 +44,7 @@ from kernelkit.models._common import (
     validate_targets,
     validate_training_data,
 )
-from kernelkit.models._linalg import cholesky_jitter
+from kernelkit.linalg.cholesky import cholesky_jitter
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 
 __all__ = ["RandomFeatureGP", "RandomFeatureRidge", "gaussian_kl"]

@@ -22,7 +22,7 @@ from kernelkit.models._common import (
     validate_test_input,
     validate_training_data,
 )
-from kernelkit.models._linalg import cholesky_jitter
+from kernelkit.linalg.cholesky import cholesky_jitter
 
 __all__ = ["KernelRidge"]
 

@@ -6,7 +6,7 @@ import doctest
 
 import pytest
 
-import kernelkit.models._linalg
+import kernelkit.linalg.cholesky
 import kernelkit.models.gp
 import kernelkit.models.ridge
 import kernelkit.models.svc
@@ -14,7 +14,7 @@ import kernelkit.models.svc
 
 @pytest.mark.parametrize(
     "module",
-    [kernelkit.models._linalg, kernelkit.models.ridge, kernelkit.models.svc, kernelkit.models.gp],
+    [kernelkit.linalg.cholesky, kernelkit.models.ridge, kernelkit.models.svc, kernelkit.models.gp],
     ids=lambda m: m.__name__,
 )
 def test_docstring_examples(module) -> None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kernelkit.kernels import RBF
 from kernelkit.models import JitteredCholesky, NumericalWarning, cholesky_jitter, jittered_cholesky
-from kernelkit.models._linalg import cholesky_or_none
+from kernelkit.linalg.cholesky import cholesky_or_none
 
 ADVICE = "noise.*alpha.*duplicate inputs.*rescale.*positive semi-definite"
 

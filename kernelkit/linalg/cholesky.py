@@ -1,4 +1,4 @@
-"""Cholesky factorisation with jitter escalation, shared by every estimator in ``models``.
+"""Cholesky factorisation with jitter escalation, shared by every estimator that factorises.
 
 :func:`cholesky_or_none` is the one place that decides whether a symmetric matrix is
 numerically positive definite: LAPACK's factorisation must succeed *and* every pivot must
