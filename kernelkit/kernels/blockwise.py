@@ -10,8 +10,9 @@ machine's memory (or beyond one machine).
   array is one block, never the ``(n, n)`` matrix.
 * :func:`kernel_operator` — ``K + noise I`` as a symmetric SciPy ``LinearOperator`` on a
   NumPy ``X``, for conjugate gradients (``scipy.sparse.linalg.cg``), Lanczos
-  (``eigsh``) and Nyström-type methods: each product forms ``block_size`` rows of ``K`` at
-  a time, ``O(block_size n)`` memory instead of ``O(n^2)``, and ``O(n^2 d)`` work.
+  (``eigsh``) and Nyström-type methods: each product forms one ``block_size`` square
+  block of ``K`` at a time (each block above the diagonal serving its transpose too),
+  ``O(block_size^2)`` memory instead of ``O(n^2)``, and ``O(n^2 d)`` work.
 
 Both take kernels on vectors (and the constant and white-noise kernels, with them or on
 their own); a kernel on lists of objects (sets, graphs, descriptor sets) is refused.
@@ -21,6 +22,7 @@ puts its noise on the diagonal exactly as in ``k(X)``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -159,9 +161,10 @@ def kernel_operator(
     never forms ``K``.
 
     Each product ``(K + noise I) V`` (``V`` a vector or an ``(n, k)`` matrix) runs over
-    blocks of ``block_size`` rows of ``K``: ``K[rows] @ V`` with ``K[rows]`` computed by the
-    kernel and dropped after use, so memory is ``O(block_size n)`` and work ``O(n^2 d)``
-    per product. The operator is symmetric (``rmatvec`` is ``matvec``), which is what
+    square blocks ``K_ij`` of ``block_size`` rows and columns, computed by the kernel once
+    for ``i <= j`` (a block above the diagonal serves ``K_ji = K_ij^T`` too) and dropped
+    after use, so memory is ``O(block_size^2)`` besides ``V`` and work ``O(n^2 d / 2)``
+    kernel evaluations per product. The operator is symmetric (``rmatvec`` is ``matvec``), which is what
     ``scipy.sparse.linalg.cg`` and ``eigsh`` need for a positive (semi-)definite kernel.
 
     Parameters
@@ -174,7 +177,8 @@ def kernel_operator(
     noise : float, default=0.0
         Added to the diagonal (the GP noise variance, or a ridge), ``>= 0``.
     block_size : int or None, default=None
-        Rows of ``K`` per block; ``None`` picks about 32 MB per block.
+        Rows (and columns) of ``K`` per block; ``None`` picks about 32 MB per block
+        (2048 x 2048).
 
     Returns
     -------
@@ -223,13 +227,13 @@ def kernel_operator(
     noise = check_nonnegative_number(noise, "noise")
     n = len(X)
     if block_size is None:
-        rows = max(1, _OPERATOR_BLOCK_BYTES // (8 * n))
+        rows = max(1, math.isqrt(_OPERATOR_BLOCK_BYTES // 8))
     else:
         rows = check_int(block_size, "block_size", minimum=1)
     rows = min(rows, n)
     check_memory(
-        rows * n * 8,
-        f"kernel_operator: a block of shape ({rows}, {n}) (float64)",
+        rows * rows * 8,
+        f"kernel_operator: a block of shape ({rows}, {rows}) (float64)",
         "pass a smaller block_size",
     )
 
@@ -237,18 +241,8 @@ def kernel_operator(
         V = np.asarray(V)
         if not np.isfinite(V).all():
             raise ValueError("the vector multiplied by the kernel operator contains NaN or inf")
-        out = np.empty(V.shape, dtype=np.result_type(V.dtype, np.float64))
         with np.errstate(over="ignore", invalid="ignore"):  # refused below, with the cause
-            for start in range(0, n, rows):
-                stop = min(start + rows, n)
-                Xb = X[start:stop]
-                # the diagonal block as kernel(Xb), as in kernel(X) (a White term's noise)
-                acc = kernel(Xb) @ V[start:stop]
-                if start:
-                    acc += kernel(Xb, X[:start]) @ V[:start]
-                if stop < n:
-                    acc += kernel(Xb, X[stop:]) @ V[stop:]
-                out[start:stop] = acc
+            out = symmetric_block_product(kernel, X, V, rows)
             if noise:
                 out += noise * V
         if not np.isfinite(out).all():
@@ -261,6 +255,30 @@ def kernel_operator(
     return LinearOperator(
         (n, n), matvec=apply, rmatvec=apply, matmat=apply, rmatmat=apply, dtype=np.float64
     )
+
+
+def symmetric_block_product(kernel: Kernel, X: np.ndarray, V: np.ndarray, rows: int) -> np.ndarray:
+    """``kernel(X) @ V`` by square blocks of ``rows`` rows, each evaluated once.
+
+    ``K`` is symmetric, so the block ``K_ij = kernel(X_i, X_j)`` above the diagonal serves
+    both ``K_ij V_j`` and ``K_ji V_i = K_ij^T V_i``: half the kernel evaluations of a pass
+    by row blocks. Diagonal blocks are ``kernel(X_i)`` (a White term's noise). Memory is
+    one ``rows x rows`` block besides ``V`` and the result.
+    """
+    n = len(X)
+    out = np.zeros(V.shape, dtype=np.result_type(V.dtype, np.float64))
+    starts = range(0, n, rows)
+    for i in starts:
+        si = slice(i, min(i + rows, n))
+        out[si] += kernel(X[si]) @ V[si]
+        for j in starts:
+            if j <= i:
+                continue
+            sj = slice(j, min(j + rows, n))
+            Kij = kernel(X[si], X[sj])
+            out[si] += Kij @ V[sj]
+            out[sj] += Kij.T @ V[si]
+    return out
 
 
 def _vector_kernel(kernel: Any, caller: str) -> Kernel:

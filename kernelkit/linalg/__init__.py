@@ -29,5 +29,17 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "cholesky_or_none",
             "jittered_cholesky",
         ],
+        "krylov": [
+            "CGResult",
+            "LanczosResult",
+            "LogdetEstimate",
+            "NotPositiveDefiniteError",
+            "lanczos",
+            "lanczos_quadrature",
+            "mbcg",
+            "probe_vectors",
+            "slq_logdet",
+        ],
+        "operator": ["KernelOperator"],
     },
 )

@@ -1,0 +1,525 @@
+"""Krylov methods on a symmetric positive definite operator ``A`` (``K + noise I``), known
+only through products ``A @ V``: batched preconditioned conjugate gradients (mBCG), the
+Lanczos tridiagonals they imply, stochastic Lanczos quadrature for ``log det A``, and
+Lanczos with full reorthogonalisation for a low-rank cache of ``A^-1`` (LOVE).
+
+Gardner, Pleiss, Bindel, Weinberger & Wilson (2018), "GPyTorch: blackbox matrix-matrix
+Gaussian process inference with GPU acceleration" (NeurIPS), Algorithm 2 (mBCG) and §4
+(preconditioning); Ubaru, Chen & Saad (2017) for stochastic Lanczos quadrature; Pleiss,
+Gardner, Weinberger & Wilson (2018), "Constant-time predictive distributions for Gaussian
+processes" (ICML) for LOVE.
+
+Every solve runs all its right-hand sides together, so that one pass over the kernel
+matrix (the expensive part: ``O(n^2 d)`` kernel evaluations) serves all of them; a column
+stops being updated once it has converged. The ``k`` CG coefficients of a column give the
+``k x k`` Lanczos tridiagonal of the (preconditioned) operator started at that column
+(Saad (2003) §6.7.3), which is what the log-determinant needs.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+from sklearn.exceptions import ConvergenceWarning
+
+from kernelkit._validation import check_int, check_random_state
+
+__all__ = [
+    "CGResult",
+    "LanczosResult",
+    "LogdetEstimate",
+    "NotPositiveDefiniteError",
+    "lanczos",
+    "lanczos_quadrature",
+    "mbcg",
+    "probe_vectors",
+    "slq_logdet",
+]
+
+MatMat = Callable[[np.ndarray], np.ndarray]
+
+
+class NotPositiveDefiniteError(np.linalg.LinAlgError, ValueError):
+    """The operator is not positive definite: a CG curvature ``p^T A p`` or a Lanczos
+    eigenvalue came out ``<= 0`` (a callable that is not a kernel, or a noise too small
+    for round-off)."""
+
+
+@dataclass(frozen=True)
+class CGResult:
+    """What :func:`mbcg` computed, and how well.
+
+    Attributes
+    ----------
+    solution : ndarray of shape (n,) or (n, r)
+        ``A^-1 B`` (the shape of ``B``).
+    n_iter : int
+        Iterations run, each one batched product with ``A`` (over the columns still
+        running).
+    n_iter_each : ndarray of int, shape (r,)
+        Iterations each column took to converge (``n_iter`` for those that did not).
+    residual_norms : ndarray of shape (r,)
+        ``|b - A x| / |b|`` of each column at the end (by the CG recurrence; 0 for a
+        zero column).
+    converged : bool
+        Whether every column reached ``residual_norms <= tol``.
+    tol : float
+        The relative residual asked for.
+    max_iter : int
+        The iteration limit.
+    alphas, betas : list of ndarray
+        Column ``c``'s CG step sizes ``alpha_j`` and ``beta_j`` (``n_iter_each[c]`` each):
+        the coefficients of its Lanczos tridiagonal (:meth:`tridiagonal`).
+    initial_norms : ndarray of shape (r,)
+        ``b^T M^-1 b`` for each column (``M`` the preconditioner, ``I`` without one): the
+        squared norm of the start of the preconditioned Lanczos process.
+    """
+
+    solution: np.ndarray
+    n_iter: int
+    n_iter_each: np.ndarray
+    residual_norms: np.ndarray
+    converged: bool
+    tol: float
+    max_iter: int
+    alphas: list[np.ndarray]
+    betas: list[np.ndarray]
+    initial_norms: np.ndarray
+
+    def tridiagonal(self, column: int) -> tuple[np.ndarray, np.ndarray]:
+        """The Lanczos tridiagonal of column ``column``: its diagonal ``(k,)`` and
+        off-diagonal ``(k - 1,)``.
+
+        ``T_00 = 1/alpha_0``, ``T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}`` and
+        ``T_{j,j+1} = sqrt(beta_j)/alpha_j`` (Saad (2003) eq. 6.103).
+        """
+        a, b = self.alphas[column], self.betas[column]
+        k = a.size
+        diag = 1.0 / a
+        diag[1:] += b[: k - 1] / a[: k - 1]
+        off = np.sqrt(b[: k - 1]) / a[: k - 1]
+        return diag, off
+
+
+@dataclass(frozen=True)
+class LogdetEstimate:
+    """A stochastic Lanczos quadrature estimate of ``log det A``.
+
+    Attributes
+    ----------
+    value : float
+        The estimate (``log det M`` plus the estimate of ``tr log(M^-1/2 A M^-1/2)``
+        with a preconditioner ``M``).
+    standard_error : float
+        The standard error of ``value`` over the probes (0 for the exact probes used when
+        ``n_probes >= n``).
+    n_probes : int
+        Probe vectors used.
+    terms : ndarray of shape (n_probes,)
+        Each probe's quadrature ``z^T M^-1 z  e_1^T log(T) e_1``.
+    cg : CGResult
+        The solve that produced the tridiagonals.
+    """
+
+    value: float
+    standard_error: float
+    n_probes: int
+    terms: np.ndarray
+    cg: CGResult
+
+
+@dataclass(frozen=True)
+class LanczosResult:
+    """``k`` steps of Lanczos on ``A`` from a start ``b``: ``A Q ~ Q T``.
+
+    Attributes
+    ----------
+    basis : ndarray of shape (n, k)
+        Orthonormal ``Q`` (fully reorthogonalised).
+    diagonal, off_diagonal : ndarray of shape (k,) and (k - 1,)
+        The tridiagonal ``T = Q^T A Q``.
+    n_iter : int
+        ``k``, the products with ``A`` made (fewer than asked when the Krylov space
+        became invariant).
+    """
+
+    basis: np.ndarray
+    diagonal: np.ndarray
+    off_diagonal: np.ndarray
+    n_iter: int
+
+
+def _as_solve(preconditioner: Any) -> Callable[[np.ndarray], np.ndarray] | None:
+    if preconditioner is None:
+        return None
+    solve = getattr(preconditioner, "solve", None)
+    if callable(solve):
+        return solve  # type: ignore[no-any-return]
+    if callable(preconditioner):
+        return preconditioner  # type: ignore[no-any-return]
+    raise TypeError(
+        "preconditioner must have a solve(B) method (kernelkit.linalg.preconditioners) or "
+        f"be a callable B -> M^-1 B, got {type(preconditioner).__name__}"
+    )
+
+
+def mbcg(
+    matmat: MatMat,
+    B: Any,
+    *,
+    preconditioner: Any = None,
+    tol: float = 1e-4,
+    max_iter: int = 1000,
+    min_iter: int = 0,
+    warn: bool = True,
+    name: str = "A",
+) -> CGResult:
+    """Solve ``A X = B`` for every column of ``B`` at once by preconditioned conjugate
+    gradients (mBCG, Gardner et al. (2018) Algorithm 2).
+
+    Each iteration makes one product of ``A`` with the columns still running. A column
+    stops when its relative residual ``|b - A x| / |b|`` is at most ``tol`` (and at least
+    ``min_iter`` iterations ran, so that its Lanczos tridiagonal has that many steps).
+
+    Parameters
+    ----------
+    matmat : callable
+        ``V -> A @ V`` for ``V`` of shape ``(n, k)``; ``A`` symmetric positive definite.
+    B : array-like of shape (n,) or (n, r)
+        Right-hand sides.
+    preconditioner : object with ``solve`` or callable, optional
+        ``M^-1`` applied to an ``(n, k)`` array, ``M`` symmetric positive definite (e.g.
+        a fitted preconditioner of :mod:`kernelkit.linalg.preconditioners`).
+    tol : float, default=1e-4
+        Relative residual to reach, in ``(0, 1)``.
+    max_iter : int, default=1000
+        Most iterations.
+    min_iter : int, default=0
+        Fewest iterations for a column (more Lanczos steps for the log determinant).
+    warn : bool, default=True
+        Warn (``ConvergenceWarning``, with the residual) when a column does not reach
+        ``tol`` within ``max_iter``.
+    name : str, default="A"
+        The operator's name in warnings and errors.
+
+    Returns
+    -------
+    CGResult
+        The solution, iterations, residuals and the Lanczos coefficients.
+
+    Raises
+    ------
+    NotPositiveDefiniteError
+        If a curvature ``p^T A p`` (or ``r^T M^-1 r``) comes out ``<= 0`` or not finite:
+        ``A`` (or ``M``) is not positive definite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.linalg import mbcg
+    >>> A = np.array([[4.0, 1.0], [1.0, 3.0]])
+    >>> res = mbcg(lambda V: A @ V, np.array([[1.0, 0.0], [2.0, 1.0]]), tol=1e-12)
+    >>> bool(np.allclose(A @ res.solution, [[1.0, 0.0], [2.0, 1.0]]))
+    True
+    >>> res.n_iter, res.converged
+    (2, True)
+    """
+    tol = float(tol)
+    if not 0.0 < tol < 1.0:
+        raise ValueError(f"tol must be in (0, 1), got {tol!r}")
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    min_iter = check_int(min_iter, "min_iter", minimum=0)
+    Minv = _as_solve(preconditioner)
+    B = np.asarray(B, dtype=np.float64)
+    vector = B.ndim == 1
+    B2 = B[:, None] if vector else B
+    if B2.ndim != 2:
+        raise ValueError(f"B must be a vector or a matrix, got shape {B.shape}")
+    if not np.isfinite(B2).all():
+        raise ValueError("B contains NaN or infinity")
+    n, r = B2.shape
+    X = np.zeros_like(B2)
+    bnorm = np.linalg.norm(B2, axis=0)
+    R = B2.copy()
+    Z = R if Minv is None else np.asarray(Minv(R), dtype=np.float64).reshape(n, r)
+    P = Z.copy()
+    rz = np.einsum("ij,ij->j", R, Z)
+    _check_curvature(rz[bnorm > 0], f"the preconditioner of {name}")
+    rz0 = rz.copy()
+    rel = np.where(bnorm > 0, 1.0, 0.0)
+    alphas: list[list[float]] = [[] for _ in range(r)]
+    betas: list[list[float]] = [[] for _ in range(r)]
+    n_each = np.zeros(r, dtype=int)
+    active = np.flatnonzero(bnorm > 0)
+    it = 0
+    while active.size and it < max_iter:
+        it += 1
+        Pa = P[:, active]
+        AP = np.asarray(matmat(Pa), dtype=np.float64).reshape(n, active.size)
+        pAp = np.einsum("ij,ij->j", Pa, AP)
+        _check_curvature(pAp, name)
+        alpha = rz[active] / pAp
+        X[:, active] += alpha * Pa
+        R[:, active] -= alpha * AP
+        Ra = R[:, active]
+        Za = Ra if Minv is None else np.asarray(Minv(Ra), dtype=np.float64).reshape(Ra.shape)
+        rz_new = np.einsum("ij,ij->j", Ra, Za)
+        beta = rz_new / rz[active]
+        P[:, active] = Za + beta * Pa
+        rz[active] = rz_new
+        rel[active] = np.linalg.norm(Ra, axis=0) / bnorm[active]
+        for c, a, b in zip(active, alpha, beta, strict=True):
+            alphas[c].append(float(a))
+            betas[c].append(float(b))
+        n_each[active] = it
+        done = (rel[active] <= tol) & (it >= min_iter)
+        _check_curvature(rz_new + (rz_new == 0), f"the preconditioner of {name}")
+        done |= rz_new == 0  # an exact solution (residual 0): nothing left to do
+        active = active[~done]
+    converged = bool(np.all(rel <= tol))
+    if not converged and warn:
+        worst = float(np.max(rel))
+        warnings.warn(
+            f"conjugate gradients on {name} did not reach the relative residual {tol:.3g} "
+            f"within max_iter={max_iter} iterations: {int(np.sum(rel > tol))} of {r} "
+            f"right-hand sides stopped at a residual up to {worst:.3g}. Raise max_iter, "
+            "use a (stronger) preconditioner, or a larger noise",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
+    return CGResult(
+        solution=X[:, 0] if vector else X,
+        n_iter=it,
+        n_iter_each=n_each,
+        residual_norms=rel,
+        converged=converged,
+        tol=tol,
+        max_iter=max_iter,
+        alphas=[np.asarray(a) for a in alphas],
+        betas=[np.asarray(b) for b in betas],
+        initial_norms=rz0,
+    )
+
+
+def _check_curvature(values: np.ndarray, name: str) -> None:
+    if not np.all(values > 0):  # False for NaN
+        bad = values[~(values > 0)]
+        raise NotPositiveDefiniteError(
+            f"{name} is not positive definite: conjugate gradients met a curvature "
+            f"{float(bad[0]):.3g} <= 0 (a kernel must be positive semi-definite and the "
+            "noise positive; check the kernel, or raise the noise)"
+        )
+
+
+def lanczos_quadrature(
+    result: CGResult, columns: Any = None, f: Callable[[np.ndarray], np.ndarray] = np.log
+) -> np.ndarray:
+    """``b^T M^-1 b  e_1^T f(T) e_1`` for each column ``b`` of a CG solve: the Gauss
+    quadrature of ``b^T M^-1/2 f(M^-1/2 A M^-1/2) M^-1/2 b`` from its Lanczos tridiagonal
+    ``T`` (Ubaru, Chen & Saad (2017) eq. 3.3).
+
+    Parameters
+    ----------
+    result : CGResult
+        From :func:`mbcg`.
+    columns : array-like of int, optional
+        The columns (all by default).
+    f : callable, default=numpy.log
+        Applied to the eigenvalues of ``T`` (the Ritz values).
+
+    Returns
+    -------
+    ndarray of shape (len(columns),)
+
+    Raises
+    ------
+    NotPositiveDefiniteError
+        If a Ritz value is ``<= 0``: the operator is not positive definite.
+    """
+    cols = range(len(result.alphas)) if columns is None else np.asarray(columns, dtype=int)
+    out = np.empty(len(cols))
+    for i, c in enumerate(cols):
+        if result.alphas[c].size == 0:  # a zero column
+            out[i] = 0.0
+            continue
+        diag, off = result.tridiagonal(int(c))
+        theta, S = scipy.linalg.eigh_tridiagonal(diag, off)
+        if not np.all(theta > 0):
+            raise NotPositiveDefiniteError(
+                f"the operator is not positive definite: its Lanczos tridiagonal has the "
+                f"eigenvalue {float(theta.min()):.3g} <= 0 (a kernel must be positive "
+                "semi-definite and the noise positive)"
+            )
+        out[i] = result.initial_norms[c] * float(S[0] ** 2 @ f(theta))
+    return out
+
+
+def probe_vectors(
+    n: int, n_probes: int, *, preconditioner: Any = None, random_state: Any = None
+) -> np.ndarray:
+    """Probe vectors ``z`` with ``E[z z^T] = M`` (``I`` without a preconditioner ``M``).
+
+    Rademacher vectors ``w`` (entries ``+-1``), mapped through ``M^1/2`` when there is a
+    preconditioner (which must have ``sqrt_matmat``). With ``n_probes >= n`` the probes
+    are exact instead: the ``n`` columns of ``sqrt(n) M^1/2``, for which the average of
+    ``z^T F z`` over the probes is ``tr(M^1/2 F M^1/2)`` exactly.
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    n_probes : int
+        Number of probes (``n`` of them when ``n_probes >= n``).
+    preconditioner : object with ``sqrt_matmat``, optional
+    random_state : int, Generator, RandomState or None
+
+    Returns
+    -------
+    ndarray of shape (n, min(n_probes, n))
+    """
+    n = check_int(n, "n", minimum=1)
+    n_probes = check_int(n_probes, "n_probes", minimum=1)
+    if n_probes >= n:
+        W = math.sqrt(n) * np.eye(n)
+    else:
+        rng = check_random_state(random_state)
+        W = rng.choice(np.array([-1.0, 1.0]), size=(n, n_probes))
+    if preconditioner is None:
+        return W
+    sqrt_matmat = getattr(preconditioner, "sqrt_matmat", None)
+    if not callable(sqrt_matmat):
+        raise TypeError(
+            "probes with a preconditioner need its square root: the preconditioner must "
+            f"have a sqrt_matmat(B) method, got {type(preconditioner).__name__}"
+        )
+    return np.asarray(sqrt_matmat(W), dtype=np.float64)
+
+
+def slq_logdet(
+    matmat: MatMat,
+    n: int,
+    *,
+    preconditioner: Any = None,
+    n_probes: int = 16,
+    tol: float = 1e-3,
+    max_iter: int = 1000,
+    min_iter: int = 10,
+    random_state: Any = None,
+    name: str = "A",
+) -> LogdetEstimate:
+    """``log det A`` by stochastic Lanczos quadrature with Rademacher probes.
+
+    ``log det A = log det M + tr log(M^-1/2 A M^-1/2)`` and the trace is estimated by
+    Hutchinson's estimator ``mean_i w_i^T log(...) w_i`` over Rademacher ``w_i``, each
+    quadratic form by Lanczos quadrature from the CG tridiagonal of ``A x = M^1/2 w_i``
+    (Ubaru, Chen & Saad (2017); Gardner et al. (2018) §4). Unbiased up to the quadrature
+    error, which vanishes as the Lanczos steps reach ``n``; exact (to round-off) when
+    ``n_probes >= n`` and the solves run to convergence.
+
+    Parameters
+    ----------
+    matmat : callable
+        ``V -> A @ V``.
+    n : int
+        The order of ``A``.
+    preconditioner : fitted preconditioner, optional
+        Needs ``solve``, ``sqrt_matmat`` and ``logdet``.
+    n_probes : int, default=16
+    tol : float, default=1e-3
+        CG relative residual for the probe solves.
+    max_iter, min_iter : int
+        CG iteration limits (``min_iter`` Lanczos steps at least).
+    random_state : int, Generator, RandomState or None
+    name : str, default="A"
+
+    Returns
+    -------
+    LogdetEstimate
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.linalg import slq_logdet
+    >>> rng = np.random.default_rng(0)
+    >>> G = rng.standard_normal((50, 50))
+    >>> A = G @ G.T / 50 + np.eye(50)
+    >>> est = slq_logdet(lambda V: A @ V, 50, n_probes=50, tol=1e-10)
+    >>> bool(abs(est.value - np.linalg.slogdet(A)[1]) < 1e-8)
+    True
+    """
+    Z = probe_vectors(n, n_probes, preconditioner=preconditioner, random_state=random_state)
+    res = mbcg(
+        matmat,
+        Z,
+        preconditioner=preconditioner,
+        tol=tol,
+        max_iter=max_iter,
+        min_iter=min(min_iter, n),
+        name=name,
+    )
+    terms = lanczos_quadrature(res)
+    t = terms.size
+    value = float(np.mean(terms))
+    se = 0.0 if t >= n else float(np.std(terms, ddof=1) / math.sqrt(t)) if t > 1 else math.inf
+    if preconditioner is not None:
+        value += float(preconditioner.logdet())
+    return LogdetEstimate(value, se, t, terms, res)
+
+
+def lanczos(matmat: MatMat, b: Any, n_iter: int, *, tol: float = 1e-12) -> LanczosResult:
+    """``n_iter`` steps of Lanczos with full reorthogonalisation from ``b``.
+
+    ``Q`` spans the Krylov space ``K_k(A, b)`` and ``T = Q^T A Q`` is tridiagonal; the
+    loop stops early when the space becomes invariant (a new direction smaller than
+    ``tol`` times the operator's scale). Full reorthogonalisation (two passes of
+    Gram-Schmidt) keeps ``Q`` orthonormal to round-off, at ``O(n k^2)`` work.
+
+    Parameters
+    ----------
+    matmat : callable
+        ``V -> A @ V``, ``A`` symmetric.
+    b : array-like of shape (n,)
+        The start (any non-zero vector).
+    n_iter : int
+        Steps ``k``.
+    tol : float, default=1e-12
+
+    Returns
+    -------
+    LanczosResult
+    """
+    b = np.asarray(b, dtype=np.float64)
+    if b.ndim != 1 or not np.isfinite(b).all():
+        raise ValueError("b must be a finite vector")
+    n = b.size
+    k = min(check_int(n_iter, "n_iter", minimum=1), n)
+    norm = float(np.linalg.norm(b))
+    if norm == 0:
+        raise ValueError("b must not be zero")
+    Q = np.empty((n, k))
+    Q[:, 0] = b / norm
+    diag: list[float] = []
+    off: list[float] = []
+    scale = 0.0
+    for j in range(k):
+        w = np.asarray(matmat(Q[:, j : j + 1]), dtype=np.float64).reshape(n)
+        a = float(Q[:, j] @ w)
+        diag.append(a)
+        scale = max(scale, abs(a))
+        if j + 1 == k:
+            break
+        for _ in range(2):  # two passes: orthogonal to round-off
+            w -= Q[:, : j + 1] @ (Q[:, : j + 1].T @ w)
+        beta = float(np.linalg.norm(w))
+        if beta <= tol * max(scale, 1e-300):
+            break
+        off.append(beta)
+        Q[:, j + 1] = w / beta
+    m = len(diag)
+    return LanczosResult(Q[:, :m].copy(), np.asarray(diag), np.asarray(off[: m - 1]), m)
