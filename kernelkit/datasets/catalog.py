@@ -12,6 +12,7 @@ from .exp import load_exp
 from .mnist import load_mnist
 from .tu import load_tu
 from .uci import load_uci
+from .uci_regression import load_uci_regression
 
 __all__ = ["DatasetInfo", "catalog", "load_dataset", "provenance"]
 
@@ -93,6 +94,33 @@ _CATALOG = [
         "DELVE Computer Activity, small (Torgo's collection)",
     ),
     DatasetInfo(
+        "pol",
+        "regression",
+        "15000 x 26",
+        "PoleTele (Weiss & Indurkhya 1995), via uci_datasets (Evans)",
+    ),
+    DatasetInfo(
+        "elevators",
+        "regression",
+        "16599 x 18",
+        "Elevators (Torgo's regression collection), via uci_datasets (Evans)",
+    ),
+    DatasetInfo(
+        "bike", "regression", "17379 x 17", "UCI Bike Sharing, hourly, via uci_datasets (Evans)"
+    ),
+    DatasetInfo(
+        "protein",
+        "regression",
+        "45730 x 9",
+        "UCI Protein Tertiary Structure (CASP), via uci_datasets (Evans)",
+    ),
+    DatasetInfo(
+        "keggdirected",
+        "regression",
+        "48827 x 20",
+        "UCI KEGG Metabolic Relation Network (Directed), via uci_datasets (Evans)",
+    ),
+    DatasetInfo(
         "classic3",
         "text clustering",
         "3891 documents",
@@ -113,6 +141,11 @@ _LOADERS: dict[str, tuple[Callable[..., Any], tuple[str, ...]]] = {
     "cpu": (load_uci, ("cpu",)),
     "cpu_act": (load_uci, ("cpu_act",)),
     "cpu_small": (load_uci, ("cpu_small",)),
+    "pol": (load_uci_regression, ("pol",)),
+    "elevators": (load_uci_regression, ("elevators",)),
+    "bike": (load_uci_regression, ("bike",)),
+    "protein": (load_uci_regression, ("protein",)),
+    "keggdirected": (load_uci_regression, ("keggdirected",)),
     "classic3": (load_classic3, ()),
 }
 
@@ -130,6 +163,11 @@ _SOURCES: dict[str, tuple[str, str, str | None]] = {
     "cpu": ("`computer_hardware/`", "computer_hardware/", "computer_hardware/machine.names"),
     "cpu_act": ("`cpu_act/`", "cpu_act/", "cpu_act/cpu_act.arff"),
     "cpu_small": ("`cpu_small/`", "cpu_act/", "cpu_small/cpu_small.arff"),
+    "pol": ("`uci_regression/", "uci_regression/", None),
+    "elevators": ("`uci_regression/", "uci_regression/", None),
+    "bike": ("`uci_regression/", "uci_regression/", None),
+    "protein": ("`uci_regression/", "uci_regression/", None),
+    "keggdirected": ("`uci_regression/", "uci_regression/", None),
     "classic3": ("`classic3/`", "classic3/", None),
 }
 _CANONICAL = {info.name.lower(): info.name for info in _CATALOG}
@@ -144,7 +182,8 @@ def catalog() -> list[DatasetInfo]:
         Records with fields ``name``, ``kind``, ``shape`` and ``source``, e.g.
         ``DatasetInfo(name="boston", kind="regression", shape="506 x 13", source="UCI
         Housing (Harrison & Rubinfeld 1978)")``. ``shape`` describes what the loader
-        returns (``X`` for tables, graph / node / edge counts for graph datasets).
+        returns (``X`` for tables, training and test rows together for the regression
+        sets with fixed splits, graph / node / edge counts for graph datasets).
 
     Examples
     --------
@@ -179,7 +218,9 @@ def load_dataset(name: str) -> Any:
     object
         What the specific loader returns: ``(images, labels)`` for ``mnist``,
         ``(graphs, y)`` for MUTAG, NCI1, NCI109 and EXP, a :class:`~kernelkit.datasets.Table`
-        (``X``, ``y``, ``feature_names``) for the tables and a
+        (``X``, ``y``, ``feature_names``) for the tables, split 0 as a
+        :class:`~kernelkit.datasets.RegressionSplit` for pol, elevators, bike, protein and
+        keggdirected (:func:`~kernelkit.datasets.load_uci_regression` gives the others) and a
         :class:`~kernelkit.datasets.Corpus` (``documents``, ``labels``, ``ids``) for
         ``classic3``.
 

@@ -312,6 +312,8 @@ def _shape_string(name, data):
         return f"{len(data[0])} graphs, {nodes} nodes, {edges} edges"
     if name == "classic3":
         return f"{len(data.documents)} documents"
+    if isinstance(data, kd.RegressionSplit):  # training and test rows together
+        return f"{len(data.X_train) + len(data.X_test)} x {data.X_train.shape[1]}"
     return f"{data.X.shape[0]} x {data.X.shape[1]}"
 
 
@@ -329,6 +331,11 @@ def test_catalog_shapes_agree_with_loaders():
         "cpu",
         "cpu_act",
         "cpu_small",
+        "pol",
+        "elevators",
+        "bike",
+        "protein",
+        "keggdirected",
         "classic3",
     ]
     import dataclasses
@@ -367,8 +374,10 @@ def test_unknown_catalog_name(func):
 def test_public_api():
     assert sorted(kd.__all__) == sorted(
         [
+            "UCI_REGRESSION_DATASETS",
             "Corpus",
             "DatasetInfo",
+            "RegressionSplit",
             "Table",
             "catalog",
             "load_classic3",
@@ -377,6 +386,7 @@ def test_public_api():
             "load_mnist",
             "load_tu",
             "load_uci",
+            "load_uci_regression",
             "provenance",
             "read_tu",
         ]
@@ -385,7 +395,9 @@ def test_public_api():
         assert getattr(kd, name).__doc__
 
 
-@pytest.mark.parametrize("module", ["catalog", "classic3", "exp", "mnist", "tu", "uci"])
+@pytest.mark.parametrize(
+    "module", ["catalog", "classic3", "exp", "mnist", "tu", "uci", "uci_regression"]
+)
 def test_docstring_examples(module):
     import doctest
     import importlib
