@@ -236,25 +236,30 @@ def _pair_sq_dist(X: np.ndarray, Y: np.ndarray, a: np.ndarray, b: np.ndarray) ->
 
 
 def ard_sums(ex: Expansion, M: np.ndarray) -> np.ndarray:
-    """``sum_ij M_ij (z_ik - z_jk)^2`` for each feature ``k``, with ``z`` the expansion's
-    (shifted, scaled) inputs: two row sums and one matrix product (``O(n^2 d)`` BLAS).
+    """``sum_ij M_ij (z_ik - w_jk)^2`` for each feature ``k``, with ``z`` and ``w`` the
+    expansion's two sides (the shifted, scaled ``X`` and ``Y``; ``w is z`` for ``Y is X``)
+    and ``M`` of shape ``(n, m)``: two row sums and one matrix product (``O(n m d)`` BLAS).
 
-    ``sum_ij M_ij (z_ik - z_jk)^2 = r.z_k^2 + c.z_k^2 - 2 sum_i z_ik (M z)_ik`` with ``r``
-    and ``c`` the row and column sums of ``M``; ``M z`` and ``r`` come from one product.
+    ``sum_ij M_ij (z_ik - w_jk)^2 = r.z_k^2 + c.w_k^2 - 2 sum_i z_ik (M w)_ik`` with ``r``
+    and ``c`` the row and column sums of ``M``; ``M w`` and ``r`` come from one product.
     Its round-off is about ``ex.noise * sum |M|``, small where ``M`` is bounded.
     """
-    Z = ex.Z
-    Z1 = np.hstack([Z, np.ones((Z.shape[0], 1), dtype=Z.dtype)])
-    MZ1 = M @ Z1
+    Z, V = ex.Z, ex.W
+    V1 = np.hstack([V, np.ones((V.shape[0], 1), dtype=V.dtype)])
+    MV1 = M @ V1
     col = np.ones(M.shape[0], dtype=M.dtype) @ M
     Z2 = Z * Z
-    return MZ1[:, -1] @ Z2 + col @ Z2 - 2.0 * np.einsum("ik,ik->k", MZ1[:, :-1], Z)
+    V2 = Z2 if V is Z else V * V
+    return MV1[:, -1] @ Z2 + col @ V2 - 2.0 * np.einsum("ik,ik->k", MV1[:, :-1], Z)
 
 
-def direct_ard_sums(X: np.ndarray, scale: Any, P: np.ndarray, S: np.ndarray) -> np.ndarray:
-    """``sum_ij P_ij Delta_ijk^2 / S_ij`` for each ``k``, ``Delta = (x_i - x_j) / scale`` and
-    ``S = |Delta|^2``, from differences (``O(n^2 d)``); a pair with ``P_ij = 0`` (at
-    ``S = 0`` or ``S = inf``, say) contributes 0."""
+def direct_ard_sums(
+    X: np.ndarray, Y: np.ndarray, scale: Any, P: np.ndarray, S: np.ndarray
+) -> np.ndarray:
+    """``sum_ij P_ij Delta_ijk^2 / S_ij`` for each ``k``, ``Delta = (x_i - y_j) / scale`` and
+    ``S = |Delta|^2`` (``P`` and ``S`` of shape ``(n, m)``), from differences
+    (``O(n m d)``); a pair with ``P_ij = 0`` (at ``S = 0`` or ``S = inf``, say) contributes
+    0."""
     n, d = X.shape
     s = np.broadcast_to(np.asarray(1.0 if scale is None else scale, dtype=np.float64), (d,))
     out = np.zeros(d)
@@ -266,7 +271,7 @@ def direct_ard_sums(X: np.ndarray, scale: Any, P: np.ndarray, S: np.ndarray) -> 
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             w = np.where(live, Pt / S[rows], 0.0)  # P / S, 0 where P = 0
             for k in range(d):
-                q = np.subtract.outer(X[rows, k].astype(np.float64), X[:, k])
+                q = np.subtract.outer(X[rows, k].astype(np.float64), Y[:, k])
                 q /= s[k]
                 q *= q
                 q *= w

@@ -15,7 +15,9 @@ Two gradient routes are offered:
 * ``k.gradient_dot(X, W)`` returns ``sum_ij W_ij dK_ij/dtheta_p`` for each ``p`` without
   forming that tensor. This is what marginal-likelihood fitting needs
   (``d log p / d theta = 1/2 tr((a a^T - K^-1) dK/dtheta)``), and stationary kernels
-  compute it with a few matrix products.
+  compute it with a few matrix products. ``k.gradient_dot(X, W, Y)`` does the same for a
+  rectangular block ``k(X, Y)``, so that a matrix-free fit can sum it over row blocks
+  without ever holding the ``n x n`` matrix.
 
 Kernels combine by the closure rules of Bishop (2006) eqs. 6.13-6.22, which the assignment
 seed lists as its Lemma 1: ``k1 + k2``, ``k1 * k2``, ``c * k`` for a constant ``c >= 0``,
@@ -93,7 +95,9 @@ class Kernel:
 
     Subclasses implement ``_gram(X, Y)`` and ``_diag(X)`` on validated inputs and, when
     they have fitted hyperparameters, ``_gradient_dot(X, W)``, ``_gradient(X)`` or both
-    (each has a default in terms of the other); ``_check_params()`` extends the checks of
+    (each has a default in terms of the other), and ``_gradient_dot_cross(X, Y, W)`` for
+    the contraction on a cross block ``k(X, Y)`` (no default: matrix-free fitting sums it
+    over blocks, so it must not form a tensor); ``_check_params()`` extends the checks of
     the arguments (calling ``super()._check_params()``). A stationary kernel needs only its
     profile (see :class:`~kernelkit.kernels.Stationary`). Non-vector kernels set
     ``requires_vector_input = False`` and receive the raw list of objects.
@@ -513,27 +517,68 @@ class Kernel:
         self._check_size(X, X, self.n_dims + 1, "gradient tensor")
         return self._checked(lambda: self._gradient(X), X, X, "gradients")
 
-    def gradient_dot(self, X: Any, W: Any) -> np.ndarray:
+    def gradient_dot(self, X: Any, W: Any, Y: Any = None) -> np.ndarray:
         """``sum_ij W_ij dK_ij/dtheta_p`` for each ``p``, shape ``(n_dims,)``.
+
+        ``K`` is ``k(X)`` or, with ``Y``, the cross block ``k(X, Y)`` exactly as
+        ``k(X, Y)`` computes it: a :class:`~kernelkit.kernels.White` term adds nothing
+        there, since its noise is on the diagonal of ``k(X)`` only. Summing the square
+        contraction over the diagonal blocks ``X[R]`` and the cross contraction over the
+        others gives the contraction over all of ``X`` without forming ``k(X)``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features) or list of objects
             Inputs (a list of objects for kernels with ``requires_vector_input = False``).
-        W : array-like of shape (n_samples, n_samples)
-            The weights.
+        W : array-like of shape (n_samples, n_samples) or (n_samples, n_samples_Y)
+            The weights, one per entry of ``K``.
+        Y : array-like of shape (n_samples_Y, n_features) or list of objects, optional
+            The second inputs of a cross block; ``K = k(X)`` when omitted.
 
         Returns
         -------
         ndarray of shape (n_dims,)
-            The contraction, without forming the tensor of :meth:`gradient`.
+            The contraction, without forming the tensor of :meth:`gradient`, in the order
+            of ``theta``.
+
+        Raises
+        ------
+        NotImplementedError
+            If ``Y`` is given and the kernel does not provide gradients on cross blocks.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from kernelkit.kernels import RBF
+        >>> rng = np.random.default_rng(0)
+        >>> X, W = rng.standard_normal((6, 2)), rng.standard_normal((6, 6))
+        >>> W = W + W.T
+        >>> k = RBF([1.0, 2.0])
+        >>> blocks = [slice(0, 4), slice(4, 6)]
+        >>> total = sum(k.gradient_dot(X[r], W[r, r]) for r in blocks) + sum(
+        ...     k.gradient_dot(X[r], W[r, c], X[c]) for r in blocks for c in blocks if r != c
+        ... )
+        >>> bool(np.allclose(total, k.gradient_dot(X, W)))
+        True
         """
-        X = self._check_pair(X, None)[0]
-        n = len(X)
+        if Y is None:
+            X = self._check_pair(X, None)[0]
+            n = len(X)
+            W = check_array(W, "W", dtype=np.float64)
+            if W.shape != (n, n):
+                raise ValueError(f"W must have shape ({n}, {n}), got {W.shape}")
+            return self._checked(lambda: self._gradient_dot(X, W), X, X, "gradients")
+        X, Y = self._check_pair(X, Y)
+        n, m = len(X), len(Y)
         W = check_array(W, "W", dtype=np.float64)
-        if W.shape != (n, n):
-            raise ValueError(f"W must have shape ({n}, {n}), got {W.shape}")
-        return self._checked(lambda: self._gradient_dot(X, W), X, X, "gradients")
+        if W.shape != (n, m):
+            raise ValueError(
+                f"W must have shape ({n}, {m}), one weight per pair of X ({n} samples) and "
+                f"Y ({m} samples); got {W.shape}"
+            )
+        # the block's profile, distances and weighted copies, as for gram_and_gradient
+        self._check_size(X, Y, 4, "gradient contraction")
+        return self._checked(lambda: self._gradient_dot_cross(X, Y, W), X, Y, "gradients")
 
     # ------------------------------------------------------------------ overflow
     def _bound(self, X: Any, Y: Any) -> float:
@@ -610,6 +655,23 @@ class Kernel:
 
     def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         return self._gram(X, X), lambda W: self._gradient_dot(X, W)
+
+    def _gradient_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> np.ndarray:
+        """``sum_ij W_ij d k(X_i, Y_j) / dtheta`` on validated inputs (``Y is X`` is the
+        square block ``k(X)``, as in ``_gram``)."""
+        if self.n_dims == 0:  # nothing to differentiate
+            return np.empty(0)
+        raise NotImplementedError(
+            f"{type(self).__name__} does not provide gradients on a cross block k(X, Y) "
+            "(gradient_dot with Y); it provides gradient_dot(X, W) on k(X) only"
+        )
+
+    def _gram_and_gradient_cross(
+        self, X: Any, Y: Any
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """``_gram(X, Y)`` and ``W -> _gradient_dot_cross(X, Y, W)``, sharing their work
+        where a kernel can (products, polynomials and exponentials of kernels use it)."""
+        return self._gram(X, Y), lambda W: self._gradient_dot_cross(X, Y, W)
 
     def input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         """``d k(X[a], Y[b]) / d X[a]``, shape ``(n, m, d)``.
@@ -863,6 +925,10 @@ class _Level(Kernel):
     def _pattern_dot(self, W: np.ndarray) -> float:
         raise NotImplementedError
 
+    def _pattern_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> float:
+        """The sum of ``W`` over the pattern of ``k(X, Y)`` (``Y is X``: of ``k(X)``)."""
+        raise NotImplementedError
+
     @property
     def is_stationary(self) -> bool:
         return True
@@ -885,6 +951,11 @@ class _Level(Kernel):
         if self.n_dims == 0:
             return np.empty(0)
         return np.array([self._level() * self._pattern_dot(W)])
+
+    def _gradient_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> np.ndarray:
+        if self.n_dims == 0:
+            return np.empty(0)
+        return np.array([self._level() * self._pattern_dot_cross(X, Y, W)])
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         # the value does not vary with a candidate x
@@ -922,6 +993,9 @@ class Constant(_Level):
         return np.full((len(X), len(Y)), self._level())
 
     def _pattern_dot(self, W: np.ndarray) -> float:
+        return float(W.sum())
+
+    def _pattern_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> float:
         return float(W.sum())
 
 
@@ -1061,6 +1135,18 @@ class Sum(_Binary):
         K2, c2 = self.k2._gram_and_gradient(X)
         return K1 + K2, lambda W: np.concatenate([c1(W), c2(W)])
 
+    def _gradient_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> np.ndarray:
+        return np.concatenate(
+            [self.k1._gradient_dot_cross(X, Y, W), self.k2._gradient_dot_cross(X, Y, W)]
+        )
+
+    def _gram_and_gradient_cross(
+        self, X: Any, Y: Any
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K1, c1 = self.k1._gram_and_gradient_cross(X, Y)
+        K2, c2 = self.k2._gram_and_gradient_cross(X, Y)
+        return K1 + K2, lambda W: np.concatenate([c1(W), c2(W)])
+
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         return self.k1._input_gradient(X, Y) + self.k2._input_gradient(X, Y)
 
@@ -1093,6 +1179,16 @@ class Product(_Binary):
         # d(K1 K2) = dK1 K2 + K1 dK2, so contract each child with W weighted by the other.
         K1, c1 = self.k1._gram_and_gradient(X)
         K2, c2 = self.k2._gram_and_gradient(X)
+        return K1 * K2, lambda W: np.concatenate([c1(W * K2), c2(W * K1)])
+
+    def _gradient_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> np.ndarray:
+        return self._gram_and_gradient_cross(X, Y)[1](W)  # one block per child
+
+    def _gram_and_gradient_cross(
+        self, X: Any, Y: Any
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K1, c1 = self.k1._gram_and_gradient_cross(X, Y)
+        K2, c2 = self.k2._gram_and_gradient_cross(X, Y)
         return K1 * K2, lambda W: np.concatenate([c1(W * K2), c2(W * K1)])
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
@@ -1140,6 +1236,15 @@ class Scaled(_Unary):
 
     def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         K, c = self.kernel._gram_and_gradient(X)
+        return self.scale * K, lambda W: c(self.scale * W)
+
+    def _gradient_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> np.ndarray:
+        return self.kernel._gradient_dot_cross(X, Y, self.scale * W)
+
+    def _gram_and_gradient_cross(
+        self, X: Any, Y: Any
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K, c = self.kernel._gram_and_gradient_cross(X, Y)
         return self.scale * K, lambda W: c(self.scale * W)
 
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
@@ -1204,6 +1309,16 @@ class PolynomialOf(_Unary):
         dq = self._q(K, derivative=True)
         return self._q(K), lambda W: c(W * dq)
 
+    def _gradient_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> np.ndarray:
+        return self._gram_and_gradient_cross(X, Y)[1](W)
+
+    def _gram_and_gradient_cross(
+        self, X: Any, Y: Any
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K, c = self.kernel._gram_and_gradient_cross(X, Y)
+        dq = self._q(K, derivative=True)
+        return self._q(K), lambda W: c(W * dq)
+
     def _input_gradient(self, X: Any, Y: Any) -> np.ndarray:
         dq = self._q(self.kernel._gram(X, Y), derivative=True)
         return self.kernel._input_gradient(X, Y) * dq[:, :, None]
@@ -1240,6 +1355,16 @@ class ExponentialOf(_Unary):
 
     def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         K, c = self.kernel._gram_and_gradient(X)
+        E = np.exp(K)
+        return E.copy(), lambda W: c(W * E)
+
+    def _gradient_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> np.ndarray:
+        return self._gram_and_gradient_cross(X, Y)[1](W)
+
+    def _gram_and_gradient_cross(
+        self, X: Any, Y: Any
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        K, c = self.kernel._gram_and_gradient_cross(X, Y)
         E = np.exp(K)
         return E.copy(), lambda W: c(W * E)
 
@@ -1342,11 +1467,14 @@ class Composed(_Unary):
         X = self._check_input(X, "X")
         return X, (X if Y is None else self._check_input(Y, "Y"))
 
-    def _gram(self, X: Any, Y: Any) -> np.ndarray:
+    def _mapped_pair(self, X: Any, Y: Any) -> tuple[Any, Any]:
+        """``phi(X)`` and ``phi(Y)`` (the same object for ``Y is X``), checked as a pair."""
         ZX = self._map(X, "X")
         ZY = ZX if Y is X else self._map(Y, "Y")
-        ZX, ZY = self.kernel._check_pair(ZX, ZY)
-        return self.kernel._gram(ZX, ZY)
+        return self.kernel._check_pair(ZX, ZY)
+
+    def _gram(self, X: Any, Y: Any) -> np.ndarray:
+        return self.kernel._gram(*self._mapped_pair(X, Y))
 
     def _diag(self, X: Any) -> np.ndarray:
         return self.kernel._diag(self._map(X))
@@ -1359,6 +1487,14 @@ class Composed(_Unary):
 
     def _gram_and_gradient(self, X: Any) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
         return self.kernel._gram_and_gradient(self._map(X))
+
+    def _gradient_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> np.ndarray:
+        return self.kernel._gradient_dot_cross(*self._mapped_pair(X, Y), W)
+
+    def _gram_and_gradient_cross(
+        self, X: Any, Y: Any
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        return self.kernel._gram_and_gradient_cross(*self._mapped_pair(X, Y))
 
     def __repr__(self) -> str:
         name = getattr(self.phi, "__name__", type(self.phi).__name__)

@@ -52,6 +52,9 @@ class White(_Level):
     def _pattern_dot(self, W: np.ndarray) -> float:
         return float(np.trace(W))
 
+    def _pattern_dot_cross(self, X: Any, Y: Any, W: np.ndarray) -> float:
+        return self._pattern_dot(W) if Y is X else 0.0  # k(X, Y) = 0 for a separate Y
+
 
 def _dot_bound(X: np.ndarray, Y: np.ndarray) -> float:
     """An upper bound on ``|<x, y>|``: ``d max|x_k| max|y_k|`` (``O((n + m) d)``)."""
@@ -97,6 +100,12 @@ class Linear(Kernel):
         if self.n_dims == 0:
             return np.empty(0)
         return np.array([np.vdot(W, self._gram(X, X))])
+
+    def _gradient_dot_cross(self, X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
+        if self.n_dims == 0:
+            return np.empty(0)
+        # sum_ij W_ij variance <x_i, y_j> = variance sum_ik x_ik (W Y)_ik: no (n, m) matrix
+        return np.array([float(self.variance) * np.vdot(X, W @ Y)])
 
     def _input_gradient(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         return np.broadcast_to(float(self.variance) * Y[None, :, :], (len(X), *Y.shape)).copy()
@@ -178,6 +187,22 @@ class Polynomial(Kernel):
         if not parts:
             return np.zeros((len(X), len(X), 0))
         return np.stack(parts, axis=2)
+
+    def _gradient_dot_cross(self, X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
+        free = {hp.name for hp in self.free_hyperparameters}
+        if not free:
+            return np.empty(0)
+        dot = X @ Y.T
+        # dK/d log gamma = q' gamma <x, y>, dK/d log coef0 = q' coef0, q' = degree base^(d-1)
+        Wq = (self.gamma * dot + self.coef0) ** (self.degree - 1)
+        Wq *= self.degree
+        Wq *= W
+        parts = []
+        if "gamma" in free:
+            parts.append(float(self.gamma) * np.vdot(Wq, dot))
+        if "coef0" in free:
+            parts.append(float(self.coef0) * float(Wq.sum()))
+        return np.array(parts)
 
     def _input_gradient(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         base = self.gamma * (X @ Y.T) + self.coef0

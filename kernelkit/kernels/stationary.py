@@ -7,7 +7,8 @@ functions of the squared scaled distance ``s = r^2``. With ``Delta_k = (x_k - y_
 
 so ``sum_ij W_ij dK_ij / d log l_k`` is ``sum_ij M_ij (z_ik - z_jk)^2`` with
 ``M = variance * W * g`` and ``z = x / l`` — two row sums and one matrix product, with no
-``(n, n, d)`` tensor.
+``(n, n, d)`` tensor. On a cross block ``k(X, Y)`` (``gradient_dot(X, W, Y)``) it is
+``sum_ij M_ij (z_ik - w_jk)^2`` with ``w = y / l``, the same sums and product.
 
 Every value is finite for finite inputs and hyperparameters. Where the scaled distance is
 beyond the float range (``s = +inf``), each profile and derivative takes its limit as
@@ -161,8 +162,8 @@ class Stationary(Kernel):
     def _diag(self, X: np.ndarray) -> np.ndarray:
         return np.full(X.shape[0], float(self.variance), dtype=self._dtype(X))
 
-    def _sq(self, X: np.ndarray) -> np.ndarray:
-        return map_sq_dist(X, X, scale=self._ls(), exact_near=self._rough)
+    def _sq(self, X: np.ndarray, Y: np.ndarray | None = None) -> np.ndarray:
+        return map_sq_dist(X, X if Y is None else Y, scale=self._ls(), exact_near=self._rough)
 
     def _extra_hyperparameters(self) -> list[Hyperparameter]:
         shared = ("lengthscale", "variance")
@@ -181,19 +182,23 @@ class Stationary(Kernel):
     def _gradient_dot(self, X: np.ndarray, W: np.ndarray) -> np.ndarray:
         return self._gram_and_gradient(X)[1](W)
 
+    def _gradient_dot_cross(self, X: np.ndarray, Y: np.ndarray, W: np.ndarray) -> np.ndarray:
+        return self._pair_gram_and_gradient(X, Y, values=False)[1](W)
+
     def _ard_sums(
         self,
         X: np.ndarray,
+        Y: np.ndarray,
         K0: np.ndarray,
         S: np.ndarray | None,
         W: np.ndarray,
         ex: Expansion | None,
     ) -> np.ndarray:
-        """``sum_ij W_ij g_ij Delta_ijk^2`` for each feature ``k``; ``ex`` is
-        ``expansion(X, X, lengthscale)``."""
+        """``sum_ij W_ij g_ij Delta_ijk^2`` for each feature ``k`` over the pairs of ``X``
+        and ``Y`` (``Y is X`` on the square); ``ex`` is ``expansion(X, Y, lengthscale)``."""
         if ex is None:  # far-flung or overflowing inputs: from differences
             assert S is not None
-            return direct_ard_sums(X, self._ls(), W * self._gs(S.copy()), S)
+            return direct_ard_sums(X, Y, self._ls(), W * self._gs(S.copy()), S)
         if S is None:  # only when g == f and the profile is smooth
             return ard_sums(ex, K0 * W)
         G = K0 if self._g_is_f else self._g(S.copy())
@@ -207,7 +212,7 @@ class Stationary(Kernel):
         a, b = np.nonzero(near)
         live = W[a, b] != 0
         a, b = a[live], b[live]
-        for q, diff in pair_chunks(ex.Z, ex.Z, a, b):
+        for q, diff in pair_chunks(ex.Z, ex.W, a, b):
             s = np.einsum("ij,ij->i", diff, diff)
             w = W[a[q], b[q]] * self._gs(s.copy())
             w = np.divide(w, s, out=np.zeros_like(w), where=s > 0)
@@ -217,27 +222,40 @@ class Stationary(Kernel):
     def _gram_and_gradient(
         self, X: np.ndarray
     ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        return self._pair_gram_and_gradient(X, X)
+
+    def _gram_and_gradient_cross(
+        self, X: np.ndarray, Y: np.ndarray
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        return self._pair_gram_and_gradient(X, Y)
+
+    def _pair_gram_and_gradient(
+        self, X: np.ndarray, Y: np.ndarray, *, values: bool = True
+    ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """``k(X, Y)`` (``Y is X`` for the square ``k(X)``) and ``W -> sum_ij W_ij
+        dk(X_i, Y_j)/dtheta``, sharing the profile and the distances; without ``values``
+        the first is the profile ``f`` itself, not a copy scaled by the variance."""
         ls = self._ls()
-        K0 = map_sq_dist(X, X, self._f, scale=ls, exact_near=self._rough)  # the profile f(r)
+        K0 = map_sq_dist(X, Y, self._f, scale=ls, exact_near=self._rough)  # the profile f(r)
         v = float(self.variance)
-        K = K0 * v
+        K = K0 * v if values else K0
         free = {hp.name for hp in self.free_hyperparameters}
         ard = "lengthscale" in free and self.anisotropic
-        ex = expansion(X, X, ls) if ard else None  # once, for every contraction
+        ex = expansion(X, Y, ls) if ard else None  # once, for every contraction
         # the squared distances themselves are needed only for a free lengthscale (unless
         # g == f, it is ARD and the expansion applies) and for free shape parameters
         needs_s = bool(self._extra_hyperparameters()) or (
             "lengthscale" in free
             and not (ard and self._g_is_f and not self._rough and ex is not None)
         )
-        S = self._sq(X) if needs_s else None
+        S = self._sq(X, Y) if needs_s else None
         cache: dict[str, np.ndarray] = {}
 
         def contract(W: np.ndarray) -> np.ndarray:
             out: dict[str, np.ndarray] = {}
             if "lengthscale" in free:
                 if self.anisotropic:
-                    out["lengthscale"] = v * self._ard_sums(X, K0, S, W, ex)
+                    out["lengthscale"] = v * self._ard_sums(X, Y, K0, S, W, ex)
                 else:
                     if "gs" not in cache:
                         assert S is not None
