@@ -31,6 +31,7 @@ AREAS = {
     "kernelkit.datasets": "Datasets",
     "kernelkit.kernels": "Kernels",
     "kernelkit.features": "Feature maps",
+    "kernelkit.linalg": "Linear algebra of kernel matrices",
     "kernelkit.models": "Models",
     "kernelkit.optimize": "Bayesian optimisation",
     "kernelkit.graphs": "Graphs",

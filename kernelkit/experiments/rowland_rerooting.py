@@ -64,9 +64,10 @@ rerootings), so its best / worst are over those alone; it uses ``tol = 1e-6``,
 
 Measured (the full run, seed 0, 2026-11-25: 71 min on two processes; rerun 2026-11-27 on a
 clean clone: 65 min, the same medians; 8880 double-loop solves, all converged; max-product
-converged in 72-82% of the ``K_8`` solves and 10-15% of the grid's). Median ``|log Z error|`` over all runs: original 52.3, uprooted 55, K
-44.9, G 44.9, maxtW 43.9, best 43.9, worst 54.4. Of the thesis's findings, these hold:
-K and G close to the best rerooting for ``log Z`` (22 and 23 of 24 cells within 1.25x),
+converged in 72-82% of the ``K_8`` solves and 10-15% of the grid's). Median
+``|log Z error|`` over all runs: original 52.3, uprooted 55, K 44.9, G 44.9, maxtW 43.9,
+best 43.9, worst 54.4. Of the thesis's findings, these hold: K and G close to the best
+rerooting for ``log Z`` (22 and 23 of 24 cells within 1.25x),
 often helping (13/24 cells at least 10% better than the original) and never hurting the
 MAP score; stronger 1-potentials shrink the gain and stronger 2-potentials grow it, on
 both families. These do not: "never hurt materially" fails in one ``log Z`` cell (``K_8``,

@@ -164,8 +164,9 @@ def kernel_operator(
     square blocks ``K_ij`` of ``block_size`` rows and columns, computed by the kernel once
     for ``i <= j`` (a block above the diagonal serves ``K_ji = K_ij^T`` too) and dropped
     after use, so memory is ``O(block_size^2)`` besides ``V`` and work ``O(n^2 d / 2)``
-    kernel evaluations per product. The operator is symmetric (``rmatvec`` is ``matvec``), which is what
-    ``scipy.sparse.linalg.cg`` and ``eigsh`` need for a positive (semi-)definite kernel.
+    kernel evaluations per product. The operator is symmetric (``rmatvec`` is
+    ``matvec``), which is what ``scipy.sparse.linalg.cg`` and ``eigsh`` need for a
+    positive (semi-)definite kernel.
 
     Parameters
     ----------

@@ -127,7 +127,7 @@ class KernelOperator:
         Xnew = check_array(Xnew, "X")
         V = np.asarray(V, dtype=np.float64)
         m = len(Xnew)
-        out = np.zeros((m,) + V.shape[1:])
+        out = np.zeros((m, *V.shape[1:]))
         b = self.block_size
         for i in range(0, m, b):
             si = slice(i, min(i + b, m))

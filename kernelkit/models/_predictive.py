@@ -16,8 +16,8 @@ import numpy as np
 from kernelkit._dask import import_dask, is_dask_array
 from kernelkit._memory import check_memory
 from kernelkit._validation import check_int, check_random_state
-from kernelkit.models._common import n_objects
 from kernelkit.linalg.cholesky import cholesky_jitter
+from kernelkit.models._common import n_objects
 
 #: What :meth:`GaussianPredictor._latent_predictive` is asked for besides the mean.
 Spread = Literal["mean", "var", "cov"]

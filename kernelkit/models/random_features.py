@@ -37,6 +37,7 @@ from kernelkit._validation import (
 )
 from kernelkit.features import AngularFeatures, RandomFourierFeatures
 from kernelkit.kernels import RBF, Angular, Kernel, Matern, resolve_kernel
+from kernelkit.linalg.cholesky import cholesky_jitter
 from kernelkit.models._common import (
     apply_feature_map,
     ridge_from_statistics,
@@ -44,7 +45,6 @@ from kernelkit.models._common import (
     validate_targets,
     validate_training_data,
 )
-from kernelkit.linalg.cholesky import cholesky_jitter
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 
 __all__ = ["RandomFeatureGP", "RandomFeatureRidge", "gaussian_kl"]

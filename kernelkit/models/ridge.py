@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from kernelkit._validation import check_positive_scalar, validate_X
 from kernelkit.kernels import Kernel
+from kernelkit.linalg.cholesky import cholesky_jitter
 from kernelkit.models._common import (
     apply_feature_map,
     check_objects,
@@ -22,7 +23,6 @@ from kernelkit.models._common import (
     validate_test_input,
     validate_training_data,
 )
-from kernelkit.linalg.cholesky import cholesky_jitter
 
 __all__ = ["KernelRidge"]
 

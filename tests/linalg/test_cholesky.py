@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelkit.kernels import RBF
-from kernelkit.models import JitteredCholesky, NumericalWarning, cholesky_jitter, jittered_cholesky
 from kernelkit.linalg.cholesky import cholesky_or_none
+from kernelkit.models import JitteredCholesky, NumericalWarning, cholesky_jitter, jittered_cholesky
 
 ADVICE = "noise.*alpha.*duplicate inputs.*rescale.*positive semi-definite"
 
