@@ -41,5 +41,11 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "slq_logdet",
         ],
         "operator": ["KernelOperator"],
+        "preconditioners": [
+            "Nystrom",
+            "PivotedCholesky",
+            "Preconditioner",
+            "RandomFeaturePreconditioner",
+        ],
     },
 )

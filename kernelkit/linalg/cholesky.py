@@ -108,7 +108,30 @@ def cholesky_or_none(
 
 def check_symmetric(K: np.ndarray, name: str = "K") -> np.ndarray:
     """Raise ``ValueError`` unless the square matrix ``K`` is symmetric up to round-off
-    (``max|K - K^T| <= 1e-10 max|K|``); return ``K``."""
+    (``max|K - K^T| <= 1e-10 max|K|``); return ``K``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The matrix.
+    name : str, default="K"
+        Its name in the error message.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        ``K`` itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_symmetric(np.array([[2.0, 1.0], [1.0, 2.0]])).shape
+    (2, 2)
+    >>> check_symmetric(np.array([[2.0, 1.0], [0.0, 2.0]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: K must be symmetric, but max|K - K^T| = 1 (max|K| = 2); a kernel or covariance matrix is symmetric
+    """
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"{name} must be a square matrix, got shape {K.shape}")
     scale = float(np.max(np.abs(K), initial=0.0))

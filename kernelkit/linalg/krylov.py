@@ -147,12 +147,17 @@ class LanczosResult:
     n_iter : int
         ``k``, the products with ``A`` made (fewer than asked when the Krylov space
         became invariant).
+    next_direction : ndarray of shape (n,) or None
+        ``A q_k - alpha_k q_k - beta_k q_{k-1}``, orthogonalised against ``Q``: where the
+        next step would go (``None`` once the space is invariant); :func:`lanczos` takes
+        the result back as ``previous`` to continue.
     """
 
     basis: np.ndarray
     diagonal: np.ndarray
     off_diagonal: np.ndarray
     n_iter: int
+    next_direction: np.ndarray | None = None
 
 
 def _as_solve(preconditioner: Any) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -472,7 +477,14 @@ def slq_logdet(
     return LogdetEstimate(value, se, t, terms, res)
 
 
-def lanczos(matmat: MatMat, b: Any, n_iter: int, *, tol: float = 1e-12) -> LanczosResult:
+def lanczos(
+    matmat: MatMat,
+    b: Any,
+    n_iter: int,
+    *,
+    tol: float = 1e-12,
+    previous: LanczosResult | None = None,
+) -> LanczosResult:
     """``n_iter`` steps of Lanczos with full reorthogonalisation from ``b``.
 
     ``Q`` spans the Krylov space ``K_k(A, b)`` and ``T = Q^T A Q`` is tridiagonal; the
@@ -485,41 +497,75 @@ def lanczos(matmat: MatMat, b: Any, n_iter: int, *, tol: float = 1e-12) -> Lancz
     matmat : callable
         ``V -> A @ V``, ``A`` symmetric.
     b : array-like of shape (n,)
-        The start (any non-zero vector).
+        The start (any non-zero vector); ignored when continuing ``previous``.
     n_iter : int
-        Steps ``k``.
+        Steps ``k`` in all (including those of ``previous``).
     tol : float, default=1e-12
+    previous : LanczosResult, optional
+        A run to continue, from its ``next_direction``, without repeating its products.
 
     Returns
     -------
     LanczosResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.linalg import lanczos
+    >>> A = np.diag(np.arange(1.0, 11.0))
+    >>> first = lanczos(lambda V: A @ V, np.ones(10), 4)
+    >>> both = lanczos(lambda V: A @ V, None, 10, previous=first)
+    >>> both.n_iter, bool(np.allclose(np.sort(np.linalg.eigvalsh(
+    ...     np.diag(both.diagonal) + np.diag(both.off_diagonal, 1)
+    ...     + np.diag(both.off_diagonal, -1))), np.arange(1.0, 11.0)))
+    (10, True)
     """
-    b = np.asarray(b, dtype=np.float64)
-    if b.ndim != 1 or not np.isfinite(b).all():
-        raise ValueError("b must be a finite vector")
-    n = b.size
+    if previous is None:
+        b = np.asarray(b, dtype=np.float64)
+        if b.ndim != 1 or not np.isfinite(b).all():
+            raise ValueError("b must be a finite vector")
+        norm = float(np.linalg.norm(b))
+        if norm == 0:
+            raise ValueError("b must not be zero")
+        n = b.size
+        diag: list[float] = []
+        off: list[float] = []
+        start = b / norm
+        done = 0
+    else:
+        n = previous.basis.shape[0]
+        diag = list(previous.diagonal)
+        off = list(previous.off_diagonal)
+        done = previous.n_iter
+        if previous.next_direction is None:
+            return previous
+        beta = float(np.linalg.norm(previous.next_direction))
+        off.append(beta)
+        start = previous.next_direction / beta
     k = min(check_int(n_iter, "n_iter", minimum=1), n)
-    norm = float(np.linalg.norm(b))
-    if norm == 0:
-        raise ValueError("b must not be zero")
+    if k <= done:
+        return previous  # type: ignore[return-value]
     Q = np.empty((n, k))
-    Q[:, 0] = b / norm
-    diag: list[float] = []
-    off: list[float] = []
-    scale = 0.0
-    for j in range(k):
+    if previous is not None:
+        Q[:, :done] = previous.basis
+    Q[:, done] = start
+    scale = max((abs(a) for a in diag), default=0.0)
+    nxt: np.ndarray | None = None
+    for j in range(done, k):
         w = np.asarray(matmat(Q[:, j : j + 1]), dtype=np.float64).reshape(n)
         a = float(Q[:, j] @ w)
         diag.append(a)
         scale = max(scale, abs(a))
-        if j + 1 == k:
-            break
         for _ in range(2):  # two passes: orthogonal to round-off
             w -= Q[:, : j + 1] @ (Q[:, : j + 1].T @ w)
         beta = float(np.linalg.norm(w))
-        if beta <= tol * max(scale, 1e-300):
+        if beta <= tol * max(scale, 1e-300) or j + 1 == n:
+            nxt = None
+            break
+        nxt = w
+        if j + 1 == k:
             break
         off.append(beta)
         Q[:, j + 1] = w / beta
     m = len(diag)
-    return LanczosResult(Q[:, :m].copy(), np.asarray(diag), np.asarray(off[: m - 1]), m)
+    return LanczosResult(Q[:, :m].copy(), np.asarray(diag), np.asarray(off[: m - 1]), m, nxt)

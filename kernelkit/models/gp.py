@@ -16,9 +16,12 @@ from scipy.linalg import blas, lapack
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
-from kernelkit._lbfgs import minimize_bounded
+from kernelkit._lbfgs import minimize_bounded, projected_gradient
+from kernelkit._memory import memory_limit
+from kernelkit._threads import blas_threads_for
 from kernelkit._validation import (
     check_bool,
+    check_fraction,
     check_in,
     check_int,
     check_noise_bounds,
@@ -26,6 +29,10 @@ from kernelkit._validation import (
     check_random_state,
 )
 from kernelkit.kernels import Kernel, Stationary
+from kernelkit.linalg.cholesky import cholesky_or_none, jittered_cholesky
+from kernelkit.linalg.krylov import CGResult
+from kernelkit.linalg.operator import KernelOperator
+from kernelkit.linalg.preconditioners import Preconditioner
 from kernelkit.models._common import (
     check_gram_memory,
     check_prior_input,
@@ -36,13 +43,21 @@ from kernelkit.models._common import (
     validate_test_input,
     validate_training_data,
 )
-from kernelkit.linalg.cholesky import cholesky_or_none, jittered_cholesky
+from kernelkit.models._gp_krylov import (
+    PRECONDITIONERS,
+    LoveCache,
+    fitted_preconditioner,
+    krylov_likelihood,
+    love_cache,
+)
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 from kernelkit.models._threads import LapackThreads
 
 __all__ = ["GaussianProcessRegressor"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
+#: ``solver="auto"`` factorises up to this many samples, and uses conjugate gradients beyond.
+_AUTO_CG_N = 10_000
 #: L-BFGS-B's relative tolerance on the objective, tighter than SciPy's default (2.2e-9),
 #: so that slow progress along flat directions (an irrelevant ARD lengthscale growing) is
 #: followed to the optimum rather than stopped early.
@@ -360,7 +375,40 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     optimizer : {"lbfgs", None}, default="lbfgs"
         ``None`` keeps the hyperparameters fixed.
     random_state : int, RandomState or None
-        Seeds the restart points.
+        Seeds the restart points (and, with ``solver="cg"``, the probe vectors, the
+        preconditioner and the pre-training subset).
+    solver : {"auto", "cholesky", "cg"}, default="auto"
+        How ``K + noise I`` is solved. ``"cholesky"`` factorises it (``O(n^2)`` memory,
+        ``O(n^3)`` time per likelihood). ``"cg"`` never forms it: products with ``K`` by
+        blocks (:class:`~kernelkit.linalg.KernelOperator`), batched preconditioned
+        conjugate gradients, the log determinant by stochastic Lanczos quadrature and
+        the gradient's traces by Hutchinson's estimator with ``n_probes`` fixed probes
+        (Gardner et al. 2018), predictive variances from a Lanczos (LOVE) cache
+        (Pleiss et al. 2018); ``O(n * block)`` memory, ``O(n^2 d)`` time per pass over
+        ``K``. ``"auto"`` factorises up to 10 000 samples (when three ``n x n``
+        matrices fit in half the memory) and uses ``"cg"`` beyond, for kernels on
+        vectors.
+    preconditioner : str, None or Preconditioner, default="auto"
+        For ``solver="cg"``: ``"pivoted_cholesky"``, ``"nystrom"``, ``"random_features"``
+        or a preconditioner of :mod:`kernelkit.linalg.preconditioners` (refitted to
+        each hyperparameter value), ``None`` for none. ``"auto"`` is a
+        pivoted Cholesky of rank ``n / 20`` between 10 and 100.
+    n_probes : int, default=16
+        For ``solver="cg"``: Rademacher probe vectors of the stochastic log determinant
+        and gradient, drawn once per fit (``n`` or more: exact probes).
+    tol : float, default=1e-4
+        For ``solver="cg"``: relative residual of every CG solve, in ``(0, 1)``.
+    max_iter : int, default=1000
+        For ``solver="cg"``: most CG iterations of a solve, and most Lanczos steps of
+        the variance cache; a solve that stops short warns (``ConvergenceWarning``,
+        with its residual).
+    pretrain_size : int or None, default=None
+        For ``solver="cg"``: fit the hyperparameters first by Cholesky on this many
+        random training points, and start the full-data search there (Wang et al.
+        2019, §4); ``None`` starts from the kernel's hyperparameters.
+    refine_steps : int or None, default=None
+        For ``solver="cg"``: at most this many L-BFGS-B iterations on the full data
+        (``0``: keep the pre-trained hyperparameters); ``None`` runs to convergence.
 
     Attributes
     ----------
@@ -400,6 +448,31 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         projected gradient checked, not L-BFGS-B's flag), ``projected_gradient`` is the
         largest entry of that gradient, ``fun0`` the objective at the start, ``n_runs``
         the L-BFGS-B runs it took and ``lbfgs_message`` what the last one said.
+    solver_ : str
+        The solver used, ``"cholesky"`` or ``"cg"``.
+    n_iter_ : int
+        Iterations of the final solve for ``alpha_``: CG iterations, or 1 for the
+        direct (Cholesky) solve.
+    converged_ : bool
+        Whether that solve reached ``tol`` (always True for Cholesky).
+    cg_result_ : CGResult or None
+        The final CG solve (``solver_ == "cg"``): iterations, residuals, tolerance.
+    n_kernel_passes_ : int
+        Passes over ``K`` the fit made (0 with Cholesky): each ``O(n^2 d)``, the cost
+        that dominates a large fit.
+    logdet_standard_error_ : float
+        Standard error of the stochastic log determinant in
+        ``log_marginal_likelihood_value_`` (0.0 with Cholesky).
+    love_ : LoveCache or None
+        The Lanczos cache of predictive variances (``solver_ == "cg"``); its ``error``
+        is the largest relative error of the variances measured at 32 training inputs
+        against CG solves.
+    probes_ : ndarray of shape (n, n_probes) or None
+        The fit's Rademacher probe vectors (``solver_ == "cg"``).
+    preconditioner_ : Preconditioner or None
+        The preconditioner fitted at the final hyperparameters.
+    pretrain_theta_ : ndarray or None
+        The hyperparameters pre-trained on the subset (``pretrain_size``).
 
     See Also
     --------
@@ -457,6 +530,10 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     ['lengthscale', 'variance', 'noise']
     """
 
+    cg_result_: CGResult | None
+    love_: LoveCache | None
+    probes_: np.ndarray | None
+
     def __init__(
         self,
         kernel: Any = None,
@@ -467,6 +544,13 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         n_restarts: int = 0,
         optimizer: str | None = "lbfgs",
         random_state: Any = None,
+        solver: str = "auto",
+        preconditioner: Any = "auto",
+        n_probes: int = 16,
+        tol: float = 1e-4,
+        max_iter: int = 1000,
+        pretrain_size: int | None = None,
+        refine_steps: int | None = None,
     ):
         self.kernel = kernel
         self.noise = noise
@@ -475,6 +559,13 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         self.n_restarts = n_restarts
         self.optimizer = optimizer
         self.random_state = random_state
+        self.solver = solver
+        self.preconditioner = preconditioner
+        self.n_probes = n_probes
+        self.tol = tol
+        self.max_iter = max_iter
+        self.pretrain_size = pretrain_size
+        self.refine_steps = refine_steps
 
     # ------------------------------------------------------------------ parameters
     def _check_params(self) -> None:
@@ -483,6 +574,227 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         check_bool(self.normalize_y, "normalize_y")
         check_int(self.n_restarts, "n_restarts", minimum=0)
         check_in(self.optimizer, "optimizer", ("lbfgs", None))
+        check_in(self.solver, "solver", ("auto", "cholesky", "cg"))
+        if not (self.preconditioner is None or isinstance(self.preconditioner, Preconditioner)):
+            check_in(self.preconditioner, "preconditioner", (*PRECONDITIONERS, None))
+        check_int(self.n_probes, "n_probes", minimum=1)
+        check_fraction(self.tol, "tol")
+        check_int(self.max_iter, "max_iter", minimum=1)
+        if self.pretrain_size is not None:
+            check_int(self.pretrain_size, "pretrain_size", minimum=2)
+        if self.refine_steps is not None:
+            check_int(self.refine_steps, "refine_steps", minimum=0)
+
+    def _choose_solver(self, kernel: Kernel, n: int) -> str:
+        """``solver``, with ``"auto"`` resolved: Cholesky up to ``_AUTO_CG_N`` samples
+        when three ``n x n`` matrices fit in memory (and always for kernels on objects),
+        conjugate gradients beyond."""
+        vectors = kernel.requires_vector_input
+        if self.solver == "cg":
+            if not vectors:
+                raise TypeError(
+                    "solver='cg' needs a kernel on vectors (it multiplies by K block by "
+                    f"block); {kernel!r} takes lists of objects: use solver='cholesky'"
+                )
+            return "cg"
+        if self.solver == "cholesky" or not vectors:
+            return "cholesky"
+        fits = 3 * 8 * n * n <= memory_limit() // 2
+        return "cholesky" if n <= _AUTO_CG_N and fits else "cg"
+
+    def _pretrain(
+        self, kernel: Kernel, X: np.ndarray, yn: np.ndarray, rng: np.random.RandomState
+    ) -> np.ndarray:
+        """The hyperparameters fitted by Cholesky on ``pretrain_size`` random training
+        points (Wang et al. (2019) §4: pre-training on a subset), in ``theta_``'s layout."""
+        assert self.pretrain_size is not None
+        idx = np.sort(rng.choice(len(X), int(self.pretrain_size), replace=False))
+        sub = GaussianProcessRegressor(
+            kernel,
+            noise=self.noise,
+            noise_bounds=self.noise_bounds,
+            n_restarts=self.n_restarts,
+            optimizer=self.optimizer,
+            random_state=int(rng.randint(2**31 - 1)),
+            solver="cholesky",
+        )
+        return sub.fit(X[idx], yn[idx]).theta_
+
+    def _fit_cg(
+        self, kernel: Kernel, X: np.ndarray, y: np.ndarray, yn: np.ndarray, mean: float, std: float
+    ) -> GaussianProcessRegressor:
+        """``fit`` by conjugate gradients: the stochastic log marginal likelihood (SLQ and
+        Hutchinson, fixed probes) maximised by the same bounded L-BFGS-B search, then
+        ``alpha`` by a CG solve and the LOVE cache of predictive variances."""
+        n = len(X)
+        fit_noise = self._fit_noise
+        rng = check_random_state(self.random_state)
+        t = min(int(self.n_probes), n)
+        W = rng.choice(np.array([-1.0, 1.0]), size=(n, t)) if t < n else math.sqrt(n) * np.eye(n)
+        seed = int(rng.randint(2**31 - 1))
+        theta0 = kernel.theta
+        bounds = kernel.bounds
+        names = kernel.theta_names + (["noise"] if fit_noise else [])
+        if fit_noise:
+            theta0 = np.append(theta0, math.log(float(self.noise)))
+            bounds = np.vstack([bounds, np.log(np.asarray(self.noise_bounds, dtype=float))])
+        passes = 0
+        work = kernel.clone()
+        fixed_noise = None if fit_noise else float(self.noise)
+        priors = work.has_priors
+
+        def evaluate(theta: np.ndarray, eval_gradient: bool) -> Any:
+            nonlocal passes
+            k_theta, noise = self._split(theta, work, fixed_noise)
+            work.theta = k_theta
+            op = KernelOperator(work, X, noise)
+            M = fitted_preconditioner(self.preconditioner, work, X, noise, seed)
+            try:
+                return krylov_likelihood(
+                    op,
+                    yn,
+                    W,
+                    M,
+                    fit_noise=fit_noise,
+                    eval_gradient=eval_gradient,
+                    tol=self.tol,
+                    max_iter=self.max_iter,
+                )
+            finally:
+                passes += op.n_passes
+
+        first_gradient: list[np.ndarray] = []
+
+        def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            value, grad = _objective(theta)
+            if not first_gradient:
+                first_gradient.append(grad)
+            return value, grad
+
+        def _objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    est = evaluate(theta, True)
+            except np.linalg.LinAlgError:
+                return np.inf, np.zeros(theta.size)
+            value, grad = est.value, est.gradient
+            if priors:
+                log_prior, prior_grad = work.log_prior()
+                value += log_prior
+                grad = grad.copy()
+                grad[: work.n_dims] += prior_grad
+            return -value, -grad
+
+        result = None
+        self.pretrain_theta_ = None
+        if self.optimizer is not None and theta0.size:
+            start = np.clip(theta0, bounds[:, 0], bounds[:, 1])
+            if not np.any(yn):
+                _warn_constant_targets(y, self.normalize_y)
+            if self.pretrain_size is not None and self.pretrain_size < n:
+                start = self._pretrain(kernel, X, yn, rng)
+                self.pretrain_theta_ = start.copy()
+            steps = self.refine_steps
+            if steps == 0:
+                value, grad = objective(start)
+                result = scipy.optimize.OptimizeResult(
+                    x=start,
+                    fun=value,
+                    jac=grad,
+                    success=False,
+                    nit=0,
+                    nfev=1,
+                    message="refine_steps=0: the pretrained hyperparameters, not refined",
+                )
+            else:
+                # one run: a stochastic objective has no exact stationary point to
+                # restart towards (its value and gradient are different estimators)
+                result = minimize_bounded(
+                    objective,
+                    start,
+                    bounds,
+                    ftol=_FTOL,
+                    max_runs=1,
+                    max_iter=15000 if steps is None else steps,
+                )
+                pg0 = float(np.max(np.abs(projected_gradient(start, first_gradient[0], bounds))))
+                # stationary up to the estimator's noise: the projected gradient fell by
+                # 10x from the start, or below the exact search's threshold
+                result.success = bool(
+                    result.projected_gradient <= max(0.1 * pg0, 1e-2 + 1e-6 * abs(result.fun))
+                )
+                if not result.success:
+                    result.message = (
+                        f"the search stopped where the projected gradient is "
+                        f"{result.projected_gradient:.3g} (it was {pg0:.3g} at the start); "
+                        f"the objective went from {-result.fun0:.8g} to {-result.fun:.8g}"
+                    )
+            if not np.isfinite(result.fun):
+                warnings.warn(
+                    "the stochastic log marginal likelihood is not finite at the starting "
+                    "hyperparameters (K + noise*I is not positive definite there), so "
+                    "they were kept",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+            elif not result.success and steps is None:
+                warnings.warn(
+                    f"the hyperparameter search did not reach a stationary point: {result.message}",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+        if result is not None and np.isfinite(result.fun):
+            theta = result.x
+            if np.any(yn):
+                _warn_at_bounds(theta, bounds, names)
+        else:
+            theta = theta0
+        k_theta, noise = self._split(theta, kernel, fixed_noise)
+        kernel.theta = k_theta
+        if result is None or not np.isfinite(result.fun):
+            noise = float(self.noise)
+        # the final solve, with the stochastic likelihood at the optimum (same probes)
+        op = KernelOperator(kernel, X, noise)
+        M = fitted_preconditioner(self.preconditioner, kernel, X, noise, seed)
+        est = krylov_likelihood(
+            op,
+            yn,
+            W,
+            M,
+            fit_noise=fit_noise,
+            eval_gradient=False,
+            tol=self.tol,
+            max_iter=self.max_iter,
+        )
+        alpha = est.alpha
+        self.love_ = love_cache(
+            op, yn, M, tol=self.tol, max_iter=int(self.max_iter), random_state=seed
+        )
+        passes += op.n_passes
+
+        self.kernel_ = kernel
+        self.noise_ = noise
+        self.theta_ = np.asarray(theta, dtype=float).copy()
+        self.theta_names_ = names
+        self._noise_in_theta = fit_noise
+        self.X_train_ = X
+        self.y_train_ = y
+        self.y_train_mean_ = mean
+        self.y_train_std_ = std
+        self.alpha_ = alpha
+        self.jitter_ = 0.0
+        self.log_marginal_likelihood_value_ = est.value
+        self.log_prior_value_ = kernel.log_prior()[0]
+        self.optimizer_result_ = result
+        self.cg_result_ = est.cg
+        self.n_iter_ = est.cg.n_iter
+        self.converged_ = est.cg.converged
+        self.logdet_standard_error_ = est.logdet_standard_error
+        self.n_kernel_passes_ = passes
+        self.probes_ = W
+        self.preconditioner_ = M
+        return self
 
     @property
     def _fit_noise(self) -> bool:
@@ -531,10 +843,20 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         """
         self._check_params()
         kernel = self._resolve().clone()
-        # K, its factor (dpotri inverts in place) and the gradient's work matrix
-        X, y = validate_training_data(self, X, y, kernel, multi_output=False, gram_copies=3)
+        X, y = validate_training_data(self, X, y, kernel, multi_output=False, gram_copies=0)
+        n = n_objects(X)
+        solver = self._choose_solver(kernel, n)
+        if solver == "cholesky":
+            # K, its factor (dpotri inverts in place) and the gradient's work matrix
+            check_gram_memory(self, n, n, copies=3, what=f"fit on {n} samples")
         mean, std = target_scaling(y, self.normalize_y)
         yn = (y - mean) / std
+        self.solver_ = solver
+        if solver == "cg":
+            # BLAS threads only where the products are large: below that, waking the
+            # thread pool costs more than the small triangular solves it would share
+            with blas_threads_for(n):
+                return self._fit_cg(kernel, X, y, yn, mean, std)
 
         fit_noise = self._fit_noise
         theta0 = kernel.theta
@@ -590,6 +912,15 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         self.log_marginal_likelihood_value_ = lml
         self.log_prior_value_ = kernel.log_prior()[0]
         self.optimizer_result_ = result
+        self.cg_result_ = None
+        self.n_iter_ = 1  # one direct solve
+        self.converged_ = True
+        self.n_kernel_passes_ = 0
+        self.logdet_standard_error_ = 0.0
+        self.love_ = None
+        self.probes_ = None
+        self.preconditioner_ = None
+        self.pretrain_theta_ = None
         return self
 
     def __sklearn_tags__(self) -> Any:
@@ -801,7 +1132,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         Returns
         -------
         lml : float
-            ``-inf`` where ``K + noise I`` is not numerically positive definite.
+            ``-inf`` where ``K + noise I`` is not numerically positive definite. With
+            ``solver_ == "cg"``, the stochastic estimate with the fit's probes (its
+            preconditioner seeded by ``random_state``).
         grad : ndarray
             Only when ``eval_gradient``.
         """
@@ -820,6 +1153,22 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         kernel = self.kernel_.clone()
         k_theta, noise = self._split(theta, kernel, None if self._noise_in_theta else self.noise_)
         kernel.theta = k_theta
+        if self.solver_ == "cg":  # the fit's stochastic estimate, with its probes
+            X = self.X_train_
+            assert self.probes_ is not None
+            with blas_threads_for(len(X)):
+                M = fitted_preconditioner(self.preconditioner, kernel, X, noise, self.random_state)
+                est = krylov_likelihood(
+                    KernelOperator(kernel, X, noise),
+                    self._y_normalised(),
+                    self.probes_,
+                    M,
+                    fit_noise=self._noise_in_theta,
+                    eval_gradient=eval_gradient,
+                    tol=self.tol,
+                    max_iter=self.max_iter,
+                )
+            return (est.value, est.gradient) if eval_gradient else est.value
         lml, grad = _lml(
             kernel, self.X_train_, self._y_normalised(), noise, self._noise_in_theta, eval_gradient
         )
@@ -848,6 +1197,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         if what == "cov":
             m = n_objects(X)
             check_gram_memory(self, m, m, copies=1, what=f"predict(return_cov=True) at {m} points")
+        if getattr(self, "solver_", "cholesky") == "cg":
+            with blas_threads_for(n_train):
+                return self._latent_predictive_cg(X, what)
         Ks = kernel(X, self.X_train_)
         mean = Ks @ self.alpha_  # k_*^T alpha
         if what != "mean":
@@ -860,6 +1212,28 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             else:
                 spread = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
         return mean, spread, self.noise_
+
+    def _latent_predictive_cg(
+        self, X: np.ndarray, what: Spread
+    ) -> tuple[np.ndarray, np.ndarray | None, float]:
+        """The posterior at ``X`` for ``solver="cg"``: the mean from ``alpha_``, variances
+        from the LOVE cache, by blocks of test points (``O(block n)`` memory)."""
+        kernel, Xt, love = self.kernel_, self.X_train_, self.love_
+        assert love is not None
+        n, m = len(Xt), len(X)
+        rows = max(1, min(m, (32 * 2**20) // (8 * n)))
+        mean = np.empty(m)
+        var = np.empty(m) if what == "var" else None
+        for i in range(0, m, rows):
+            si = slice(i, min(i + rows, m))
+            Ks = kernel(X[si], Xt)
+            mean[si] = Ks @ self.alpha_
+            if var is not None:
+                var[si] = kernel.diag(X[si]) - love.reduction(Ks)
+        if what == "cov":
+            Ks = kernel(X, Xt)
+            return mean, kernel(X) - love.reduction(Ks, full=True), self.noise_
+        return mean, var, self.noise_
 
     def _prior_variance(self, X: Any) -> np.ndarray:
         """``k(x, x)`` of the (fitted) kernel, on the normalised scale."""

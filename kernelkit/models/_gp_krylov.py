@@ -1,0 +1,319 @@
+"""The matrix-free side of :class:`~kernelkit.models.GaussianProcessRegressor`
+(``solver="cg"``): the stochastic log marginal likelihood and its gradient from one batched
+CG solve, and the Lanczos (LOVE) cache of predictive variances.
+
+With ``K_y = K + noise I``, preconditioner ``M`` and fixed Rademacher vectors ``w_i``
+(probes ``z_i = M^1/2 w_i``, so ``E[z z^T] = M``), one mBCG solve of ``K_y [a, u_1..u_t] =
+[y, z_1..z_t]`` gives (Gardner et al. (2018) eqs. 5-6):
+
+* ``log det K_y ~ log det M + mean_i z_i^T M^-1 z_i e_1^T log(T_i) e_1`` (stochastic Lanczos
+  quadrature from the CG tridiagonals ``T_i``);
+* ``y^T K_y^-1 y = y^T a``;
+* ``tr(K_y^-1 dK) ~ mean_i u_i^T dK M^-1 z_i`` (Hutchinson: ``E[M^-1 z z^T K_y^-1] =
+  K_y^-1``), so that the gradient of the log likelihood is
+  ``sum_ij W_ij dK_ij`` with ``W = 1/2 a a^T - 1/(2t) sum_i u_i (M^-1 z_i)^T``, one pass over
+  the blocks of ``K`` (:meth:`~kernelkit.linalg.KernelOperator.gradient_dot`).
+
+The probes are drawn once per fit, so the objective is a deterministic function of the
+hyperparameters (common random numbers) that L-BFGS-B can search.
+
+LOVE (Pleiss et al. 2018): ``k`` Lanczos steps on the preconditioned ``M^-1/2 K_y M^-1/2 ~
+Q T Q^T`` (plus the identity on the complement of ``Q``, where a good preconditioner leaves
+the spectrum near 1) give ``K_y^-1 ~ M^-1 + M^-1/2 Q (T^-1 - I) Q^T M^-1/2``, so a predictive
+variance ``k_** - k_*^T K_y^-1 k_*`` costs ``O(n (k + rank M))`` per test point: about what
+its mean costs.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.linalg
+from sklearn.exceptions import ConvergenceWarning
+
+from kernelkit.kernels import Kernel
+from kernelkit.linalg.krylov import CGResult, lanczos, lanczos_quadrature, mbcg
+from kernelkit.linalg.operator import KernelOperator
+from kernelkit.linalg.preconditioners import (
+    Nystrom,
+    PivotedCholesky,
+    Preconditioner,
+    RandomFeaturePreconditioner,
+)
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+#: Names of the preconditioners ``GaussianProcessRegressor(preconditioner=...)`` takes.
+PRECONDITIONERS = ("auto", "pivoted_cholesky", "nystrom", "random_features")
+
+
+@dataclass(frozen=True)
+class Spectrum:
+    """``M = U diag(lam) U^T + noise I`` (``U`` orthonormal, ``(n, r)``): the eigenvalue
+    view of a low-rank-plus-noise preconditioner ``L L^T + noise I`` (``L = U S V^T``,
+    ``lam = S^2``), for its square root and inverse square root."""
+
+    U: np.ndarray
+    lam: np.ndarray
+    noise: float
+
+    @classmethod
+    def of(cls, M: Preconditioner | None, n: int, noise: float) -> Spectrum:
+        """The spectrum of ``M`` from the ``k x k`` eigendecomposition of ``L^T L`` (``O(n
+        k^2)``; directions with eigenvalues at round-off are dropped: they change ``M``
+        by less than its noise's round-off)."""
+        if M is None or M.rank_ == 0:
+            return cls(np.zeros((n, 0)), np.zeros(0), noise)
+        L = M.factor_
+        lam, V = scipy.linalg.eigh(L.T @ L, check_finite=False)
+        keep = lam > 1e-12 * max(float(lam[-1]), M.noise_)
+        U = (L @ V[:, keep]) / np.sqrt(lam[keep])
+        return cls(U, lam[keep], float(M.noise_))
+
+    def power(self, V: np.ndarray, p: float) -> np.ndarray:
+        """``M^p V`` (``p = 1/2`` or ``-1/2``)."""
+        base = self.noise**p
+        d = (self.lam + self.noise) ** p - base
+        return self.U @ (d[:, None] * (self.U.T @ V)) + base * V
+
+    def sqrt_matmat(self, V: np.ndarray) -> np.ndarray:
+        """``M^1/2 V``."""
+        return self.power(V, 0.5)
+
+
+def make_preconditioner(spec: Any, n: int, random_state: Any) -> Preconditioner | None:
+    """An unfitted preconditioner for ``spec`` (a name, ``None`` or an instance, cloned)
+    for ``n`` training points: ``"auto"`` is a pivoted Cholesky of rank ``n / 20``
+    between 10 and 100 (a larger rank costs ``O(n rank^2)`` per fit, and pays only where
+    a pass over ``K`` costs more)."""
+    if spec is None:
+        return None
+    if isinstance(spec, Preconditioner):
+        from sklearn.base import clone
+
+        return clone(spec)  # type: ignore[no-any-return]
+    if spec == "auto":
+        return PivotedCholesky(rank=min(100, max(10, n // 20)))
+    if spec == "pivoted_cholesky":
+        return PivotedCholesky()
+    if spec == "nystrom":
+        return Nystrom(random_state=random_state)
+    if spec == "random_features":
+        return RandomFeaturePreconditioner(random_state=random_state)
+    raise ValueError(
+        f"preconditioner must be one of {PRECONDITIONERS}, None or a Preconditioner, got {spec!r}"
+    )
+
+
+@dataclass(frozen=True)
+class KrylovLikelihood:
+    """One evaluation of the stochastic log marginal likelihood.
+
+    Attributes
+    ----------
+    value : float
+        The estimate of ``log p(y)``.
+    gradient : ndarray
+        Its stochastic gradient in ``[kernel.theta, log noise]`` (the noise when fitted).
+    logdet, logdet_standard_error : float
+        The SLQ estimate of ``log det K_y`` and its standard error over the probes.
+    alpha : ndarray of shape (n,)
+        ``K_y^-1 y``.
+    cg : CGResult
+        The batched solve.
+    """
+
+    value: float
+    gradient: np.ndarray
+    logdet: float
+    logdet_standard_error: float
+    alpha: np.ndarray
+    cg: CGResult
+
+
+def krylov_likelihood(
+    op: KernelOperator,
+    y: np.ndarray,
+    W: np.ndarray,
+    preconditioner: Preconditioner | None,
+    *,
+    fit_noise: bool,
+    eval_gradient: bool,
+    tol: float,
+    max_iter: int,
+) -> KrylovLikelihood:
+    """The stochastic log marginal likelihood of ``y`` under ``op`` (``K + noise I``) with
+    the fixed Rademacher vectors ``W`` (``(n, t)``), from one mBCG solve; ``preconditioner``
+    is fitted to ``op``'s kernel, inputs and noise (or ``None``)."""
+    n, t = W.shape
+    M = preconditioner
+    Z = W if M is None else Spectrum.of(M, n, op.noise).sqrt_matmat(W)
+    # solved for y / c, c a power of two at max|y| (exact), so that CG's inner products
+    # cannot overflow; alpha = c (K_y^-1 (y / c))
+    top = float(np.max(np.abs(y), initial=0.0))
+    c = math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else 1.0
+    res = mbcg(
+        op.matmat,
+        np.column_stack([y / c, Z]),
+        preconditioner=M,
+        tol=tol,
+        max_iter=max_iter,
+        min_iter=min(10, n),
+        name="K + noise*I",
+    )
+    alpha, U = c * res.solution[:, 0], res.solution[:, 1:]
+    terms = lanczos_quadrature(res, range(1, t + 1))
+    logdet = float(np.mean(terms)) + (0.0 if M is None else float(M.logdet()))
+    se = 0.0 if t >= n or t < 2 else float(np.std(terms, ddof=1) / math.sqrt(t))
+    value = -0.5 * c * float((y / c) @ alpha) - 0.5 * logdet - 0.5 * n * _LOG_2PI
+    grad = np.empty(0)
+    if eval_gradient:
+        V = Z if M is None else M.solve(Z)
+        # W = 1/2 a a^T - 1/(2t) sum_i u_i v_i^T, as A B^T
+        A = np.column_stack([0.5 * alpha, (-0.5 / t) * U])
+        B = np.column_stack([alpha, V])
+        parts = [op.gradient_dot(A, B)]
+        if fit_noise:  # dK_y / dlog noise = noise I
+            trace = float(np.einsum("ij,ij->", U, V)) / t
+            parts.append(np.array([op.noise * 0.5 * (float(alpha @ alpha) - trace)]))
+        grad = np.concatenate(parts)
+    return KrylovLikelihood(value, grad, logdet, se, alpha, res)
+
+
+@dataclass(frozen=True)
+class LoveCache:
+    """What a predictive variance needs, for ``K_y^-1 ~ M^-1 + M^-1/2 Q (T^-1 - I) Q^T
+    M^-1/2``.
+
+    Attributes
+    ----------
+    U, d : ndarray
+        ``M^-1/2 = U diag(d) U^T + I / sqrt(noise)``: the preconditioner's eigenvectors
+        (``(n, r)``) and ``1 / sqrt(lambda + noise) - 1 / sqrt(noise)``.
+    sqrt_noise : float
+    Q : ndarray of shape (n, k)
+        The Lanczos basis of ``M^-1/2 K_y M^-1/2``.
+    UQ : ndarray of shape (r, k)
+        ``U^T Q``.
+    C : ndarray of shape (k, k)
+        ``T^-1 - I``.
+    n_iter : int
+        Lanczos steps (products with ``K_y``).
+    error : float
+        The largest relative error of the variances at the check points (``inf`` before
+        it was measured).
+    """
+
+    U: np.ndarray
+    d: np.ndarray
+    sqrt_noise: float
+    Q: np.ndarray
+    UQ: np.ndarray
+    C: np.ndarray
+    n_iter: int
+    error: float
+
+    def inv_sqrt(self, V: np.ndarray) -> np.ndarray:
+        """``M^-1/2 V``."""
+        return (self.U @ (self.d[:, None] * (self.U.T @ V))) + V / self.sqrt_noise
+
+    def reduction(self, Ks: np.ndarray, *, full: bool = False) -> np.ndarray:
+        """``k_*^T K_y^-1 k_*`` for each row ``k_*`` of ``Ks`` (``(m, n)``), or with
+        ``full`` the matrix ``Ks K_y^-1 Ks^T``."""
+        H = self.inv_sqrt(Ks.T)  # M^-1/2 k_*, (n, m)
+        G = self.Q.T @ H  # (k, m)
+        if full:
+            return H.T @ H + G.T @ (self.C @ G)
+        return np.einsum("ij,ij->j", H, H) + np.einsum("ij,ij->j", G, self.C @ G)
+
+
+def love_cache(
+    op: KernelOperator,
+    y: np.ndarray,
+    preconditioner: Preconditioner | None,
+    *,
+    tol: float,
+    max_iter: int,
+    random_state: Any,
+    n_check: int = 32,
+    rtol: float = 0.005,
+) -> LoveCache:
+    """Lanczos steps on the preconditioned operator, started at ``M^-1/2 y``, until the
+    variances at ``n_check`` random training inputs are within ``rtol`` of their values
+    by CG (one batched solve), doubling the steps from 50 up to ``max_iter`` or ``n``.
+
+    The complement of the Krylov space is approximated by the identity, which is exact
+    where the preconditioner is; the check measures what that costs, and the result keeps
+    the measured error (``error``) and warns when it stays above ``rtol``.
+    """
+    noise = op.noise
+    n = len(op.X)
+    spectrum = Spectrum.of(preconditioner, n, noise)
+    U, lam = spectrum.U, spectrum.lam
+    sn = math.sqrt(noise)
+    d = 1.0 / np.sqrt(lam + noise) - 1.0 / sn
+    base = LoveCache(
+        U, d, sn, np.zeros((n, 0)), np.zeros((U.shape[1], 0)), np.zeros((0, 0)), 0, math.inf
+    )
+
+    def matmat(V: np.ndarray) -> np.ndarray:
+        return base.inv_sqrt(op.matmat(base.inv_sqrt(V)))
+
+    # the check: exact (to tol) variances at a few training inputs
+    rng = np.random.default_rng(random_state)
+    idx = np.sort(rng.choice(n, min(n_check, n), replace=False))
+    Kc = op.rows(idx)
+    prior = np.asarray(op.kernel.diag(op.X[idx]), dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        # tighter than the fit's tol: the reference must be more accurate than the check
+        sol = mbcg(
+            op.matmat,
+            Kc.T,
+            preconditioner=preconditioner,
+            tol=min(tol, 1e-6),
+            max_iter=max_iter,
+        )
+    exact = prior - np.einsum("ij,ji->i", Kc, sol.solution)
+
+    start = base.inv_sqrt(y[:, None])[:, 0]
+    if not np.any(start):
+        start = np.ones(n)
+    cap = min(n, max_iter)
+    steps = min(50, cap)
+    lz = None
+    while True:
+        lz = lanczos(matmat, start, steps, previous=lz)
+        T = np.diag(lz.diagonal) + np.diag(lz.off_diagonal, 1) + np.diag(lz.off_diagonal, -1)
+        C = scipy.linalg.inv(T) - np.eye(lz.n_iter)
+        cache = LoveCache(U, d, sn, lz.basis, U.T @ lz.basis, C, lz.n_iter, math.inf)
+        approx = prior - cache.reduction(Kc)
+        floor = 1e-12 * float(np.max(prior, initial=0.0))
+        error = float(np.max(np.abs(approx - exact) / np.maximum(np.abs(exact), floor)))
+        if error <= rtol or steps >= cap or lz.next_direction is None:
+            break
+        steps = min(2 * steps, cap)
+    if error > rtol:
+        warnings.warn(
+            f"the Lanczos (LOVE) cache of predictive variances reached {lz.n_iter} steps "
+            f"with variances at {idx.size} training inputs still off by up to "
+            f"{error:.2%} of their values; raise max_iter or use a stronger "
+            "preconditioner for more accurate return_std",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return LoveCache(U, d, sn, lz.basis, U.T @ lz.basis, C, lz.n_iter, error)
+
+
+def fitted_preconditioner(
+    spec: Any, kernel: Kernel, X: np.ndarray, noise: float, random_state: Any
+) -> Preconditioner | None:
+    """``spec``'s preconditioner fitted to ``kernel(X) + noise I`` (``None`` for none)."""
+    M = make_preconditioner(spec, len(X), random_state)
+    if M is not None:
+        M.fit(kernel, X, noise)
+    return M

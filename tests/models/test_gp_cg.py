@@ -1,0 +1,219 @@
+"""GaussianProcessRegressor(solver="cg"): the matrix-free GP agrees with the Cholesky GP,
+its stochastic gradient is the gradient of its estimator, and it never forms n x n."""
+
+from __future__ import annotations
+
+import pickle
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from kernelkit.kernels import RBF, Matern, RationalQuadratic
+from kernelkit.linalg import KernelOperator, mbcg
+from kernelkit.linalg.preconditioners import PivotedCholesky
+from kernelkit.models import GaussianProcessRegressor
+from kernelkit.models._gp_krylov import krylov_likelihood
+
+
+def _data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2, 2, (n, d))
+    y = np.sin(X).sum(1) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def _pair(kernel, X, y, **cg):
+    dense = GaussianProcessRegressor(kernel, noise=0.05, optimizer=None, solver="cholesky")
+    it = GaussianProcessRegressor(kernel, noise=0.05, optimizer=None, solver="cg", **cg)
+    return dense.fit(X, y), it.fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        RBF(lengthscale=np.array([0.8, 1.3, 2.0])),
+        Matern(nu=1.5, lengthscale=1.0, variance=2.0),
+        RationalQuadratic(lengthscale=0.7, shape=2.0),
+    ],
+    ids=["rbf-ard", "matern32", "rq"],
+)
+@pytest.mark.parametrize("preconditioner", [None, "pivoted_cholesky", "nystrom", "random_features"])
+def test_fixed_hyperparameters_agree_with_cholesky(kernel, preconditioner) -> None:
+    if preconditioner == "random_features" and isinstance(kernel, RationalQuadratic):
+        pytest.skip("no random features for the rational quadratic kernel")
+    X, y = _data(250, 3)
+    Xt = _data(100, 3, seed=1)[0]
+    dense, it = _pair(kernel, X, y, tol=1e-8, preconditioner=preconditioner, random_state=0)
+    m0, s0 = dense.predict(Xt, return_std=True)
+    m1, s1 = it.predict(Xt, return_std=True)
+    assert np.max(np.abs(m1 - m0)) < 1e-6 * np.std(y)
+    np.testing.assert_allclose(s1**2, s0**2, rtol=0.01, atol=1e-6 * np.var(y))
+    # the stochastic LML with 16 probes, within a few of its standard errors
+    exact = dense.log_marginal_likelihood_value_
+    assert abs(it.log_marginal_likelihood_value_ - exact) < 5 * it.logdet_standard_error_ + 1e-6
+    assert it.cg_result_.converged and it.cg_result_.tol == 1e-8
+    assert it.n_kernel_passes_ > 0
+
+
+def test_covariance_agrees_with_cholesky() -> None:
+    X, y = _data(300, 2)
+    Xt = _data(20, 2, seed=3)[0]
+    dense, it = _pair(RBF(lengthscale=0.9), X, y, tol=1e-10)
+    c0 = dense.predict(Xt, return_cov=True)[1]
+    c1 = it.predict(Xt, return_cov=True)[1]
+    np.testing.assert_allclose(c1, c0, atol=0.01 * np.max(np.diag(c0)))
+
+
+def test_gradient_is_the_gradient_of_the_estimator_with_exact_probes() -> None:
+    """With n probes (exact) and tight solves, the stochastic LML is the LML, and its
+    gradient matches central finite differences of the same estimator."""
+    X, y = _data(60, 2)
+    n = len(X)
+    W = np.sqrt(n) * np.eye(n)
+    kernel = Matern(nu=2.5, lengthscale=np.array([0.7, 1.4]), variance=1.3)
+
+    def value(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        k = kernel.clone()
+        k.theta = theta[:-1]
+        op = KernelOperator(k, X, float(np.exp(theta[-1])))
+        est = krylov_likelihood(
+            op, y, W, None, fit_noise=True, eval_gradient=True, tol=1e-12, max_iter=500
+        )
+        return est.value, est.gradient
+
+    theta = np.append(kernel.theta, np.log(0.05))
+    v, g = value(theta)
+    dense = GaussianProcessRegressor(kernel, noise=0.05, optimizer=None, solver="cholesky")
+    dense.fit(X, y)
+    assert v == pytest.approx(dense.log_marginal_likelihood_value_, rel=1e-9)
+    h = 1e-5
+    fd = [
+        (value(theta + h * e)[0] - value(theta - h * e)[0]) / (2 * h) for e in np.eye(theta.size)
+    ]
+    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
+
+
+def test_stochastic_gradient_is_unbiased() -> None:
+    """Seeded Monte Carlo over 60 probe sets of 8: the mean gradient is within 4 standard
+    errors of the exact gradient, entry by entry, with and without a preconditioner."""
+    X, y = _data(150, 2)
+    kernel = RBF(lengthscale=np.array([0.8, 1.2]))
+    theta = np.append(kernel.theta, np.log(0.05))
+    dense = GaussianProcessRegressor(kernel, noise=0.05, optimizer=None, solver="cholesky")
+    exact = dense.fit(X, y).log_marginal_likelihood(theta, eval_gradient=True)[1]
+    for precond in (None, PivotedCholesky(rank=20)):
+        grads = []
+        for seed in range(60):
+            W = np.random.default_rng(seed).choice([-1.0, 1.0], size=(150, 8))
+            op = KernelOperator(kernel, X, 0.05)
+            M = None if precond is None else clone(precond).fit(kernel, X, 0.05)
+            est = krylov_likelihood(
+                op, y, W, M, fit_noise=True, eval_gradient=True, tol=1e-10, max_iter=500
+            )
+            grads.append(est.gradient)
+        G = np.array(grads)
+        se = G.std(axis=0, ddof=1) / np.sqrt(len(G))
+        assert np.all(np.abs(G.mean(axis=0) - exact) < 4 * se + 1e-8)
+
+
+def test_fit_reaches_the_cholesky_optimum() -> None:
+    X, y = _data(200, 3, seed=4)
+    kw = dict(kernel=RBF(lengthscale=np.ones(3)), normalize_y=True, random_state=0)
+    dense = GaussianProcessRegressor(solver="cholesky", **kw).fit(X, y)
+    it = GaussianProcessRegressor(solver="cg", n_probes=32, tol=1e-6, **kw).fit(X, y)
+    # the CG fit's hyperparameters, scored by the exact likelihood
+    at_cg = dense.log_marginal_likelihood(it.theta_)
+    best = dense.log_marginal_likelihood_value_
+    assert at_cg > best - 1e-2 * abs(best) - 1.0
+    Xt = _data(100, 3, seed=5)[0]
+    assert np.sqrt(np.mean((it.predict(Xt) - dense.predict(Xt)) ** 2)) < 0.05 * np.std(y)
+
+
+def test_auto_solver_switches_on_n() -> None:
+    X, y = _data(50, 2)
+    gp = GaussianProcessRegressor(optimizer=None).fit(X, y)
+    assert gp.solver_ == "cholesky"
+    gp = GaussianProcessRegressor(optimizer=None, solver="cg").fit(X, y)
+    assert gp.solver_ == "cg"
+
+
+def test_clone_pickle_and_repeatability() -> None:
+    X, y = _data(80, 2)
+    gp = GaussianProcessRegressor(RBF(), solver="cg", random_state=3, tol=1e-3).fit(X, y)
+    again = clone(gp).fit(X, y)
+    np.testing.assert_array_equal(gp.theta_, again.theta_)
+    back = pickle.loads(pickle.dumps(gp))
+    np.testing.assert_array_equal(back.predict(X[:5]), gp.predict(X[:5]))
+
+
+def test_cg_not_converging_warns() -> None:
+    X, y = _data(200, 2)
+    gp = GaussianProcessRegressor(
+        RBF(lengthscale=3.0), noise=1e-6, optimizer=None, solver="cg", preconditioner=None,
+        max_iter=3,
+    )
+    with pytest.warns(ConvergenceWarning, match="relative residual"):
+        gp.fit(X, y)
+    assert not gp.cg_result_.converged
+
+
+def test_kernels_on_objects_are_refused_with_cg() -> None:
+    from kernelkit.kernels import Precomputed
+
+    gp = GaussianProcessRegressor(Precomputed(np.eye(3)), solver="cg")
+    with pytest.raises(TypeError, match="solver='cg'"):
+        gp.fit(np.arange(3)[:, None], np.ones(3))
+
+
+@pytest.mark.parametrize(
+    "param, value, match",
+    [
+        ("solver", "lu", "solver"),
+        ("preconditioner", "jacobi", "preconditioner"),
+        ("n_probes", 0, "n_probes"),
+        ("tol", 0.0, "tol"),
+        ("max_iter", 0, "max_iter"),
+    ],
+)
+def test_bad_parameters(param: str, value, match: str) -> None:
+    X, y = _data(20, 1)
+    with pytest.raises((ValueError, TypeError), match=match):
+        GaussianProcessRegressor(**{param: value}).fit(X, y)
+
+
+def test_memory_stays_bounded() -> None:
+    """A pass over K at n = 20000 holds blocks, never n x n: tracemalloc's peak is below
+    5 % of n^2 * 8 bytes (3.2 GB)."""
+    n = 20_000
+    X, y = _data(n, 3)
+    op = KernelOperator(RBF(), X, 0.1)
+    M = PivotedCholesky(rank=50).fit(RBF(), X, 0.1)
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            mbcg(op.matmat, np.column_stack([y, np.ones(n)]), preconditioner=M, max_iter=2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.05 * n * n * 8
+
+
+@pytest.mark.slow
+def test_fit_and_predict_at_n_20000_stay_bounded() -> None:
+    n = 20_000
+    X, y = _data(n, 3)
+    gp = GaussianProcessRegressor(RBF(lengthscale=np.ones(3)), noise=0.01, optimizer=None,
+                                  solver="cg", tol=1e-3, random_state=0)
+    tracemalloc.start()
+    try:
+        gp.fit(X, y)
+        gp.predict(X[:1000], return_std=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.05 * n * n * 8
