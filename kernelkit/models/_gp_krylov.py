@@ -85,19 +85,15 @@ class Spectrum:
         return self.power(V, 0.5)
 
 
-def make_preconditioner(spec: Any, n: int, random_state: Any) -> Preconditioner | None:
-    """An unfitted preconditioner for ``spec`` (a name, ``None`` or an instance, cloned)
-    for ``n`` training points: ``"auto"`` is a pivoted Cholesky of rank ``n / 20``
-    between 10 and 100 (a larger rank costs ``O(n rank^2)`` per fit, and pays only where
-    a pass over ``K`` costs more)."""
+def make_preconditioner(spec: Any, random_state: Any) -> Preconditioner | None:
+    """An unfitted preconditioner for ``spec`` (a name other than ``"auto"``, ``None`` or
+    an instance, cloned)."""
     if spec is None:
         return None
     if isinstance(spec, Preconditioner):
         from sklearn.base import clone
 
         return clone(spec)  # type: ignore[no-any-return]
-    if spec == "auto":
-        return PivotedCholesky(rank=min(100, max(10, n // 20)))
     if spec == "pivoted_cholesky":
         return PivotedCholesky()
     if spec == "nystrom":
@@ -105,8 +101,31 @@ def make_preconditioner(spec: Any, n: int, random_state: Any) -> Preconditioner 
     if spec == "random_features":
         return RandomFeaturePreconditioner(random_state=random_state)
     raise ValueError(
-        f"preconditioner must be one of {PRECONDITIONERS}, None or a Preconditioner, got {spec!r}"
+        f"preconditioner must be one of {PRECONDITIONERS}, None or a Preconditioner, "
+        f"got {spec!r}"
     )
+
+
+#: Most memory the ``"auto"`` preconditioner's factor may take.
+_AUTO_FACTOR_BYTES = 2**29
+#: Largest rank of the ``"auto"`` preconditioner.
+_AUTO_MAX_RANK = 1000
+#: The ``"auto"`` pivoted Cholesky stops when the trace of what it leaves out of ``K`` is
+#: this many times the noise: the preconditioned matrix then has a condition number of at
+#: most ``1 + this``.
+_AUTO_RESIDUAL = 10.0
+
+
+def auto_preconditioner(kernel: Kernel, X: np.ndarray, noise: float) -> PivotedCholesky:
+    """The pivoted Cholesky that ``preconditioner="auto"`` fits: its rank grows until the
+    trace of the residual ``K - L L^T`` is ``10 noise`` (so that ``M^-1 K_y`` has a
+    condition number of at most 11, since the residual is positive semi-definite), up to
+    1000 columns and 512 MiB."""
+    n = len(X)
+    trace = float(np.sum(kernel.diag(X)))
+    rank = max(1, min(n, _AUTO_MAX_RANK, _AUTO_FACTOR_BYTES // (8 * n)))
+    tol = min(0.5, max(_AUTO_RESIDUAL * noise / trace, 1e-14)) if trace > 0 else 1e-6
+    return PivotedCholesky(rank=rank, tol=tol)
 
 
 @dataclass(frozen=True)
@@ -313,7 +332,9 @@ def fitted_preconditioner(
     spec: Any, kernel: Kernel, X: np.ndarray, noise: float, random_state: Any
 ) -> Preconditioner | None:
     """``spec``'s preconditioner fitted to ``kernel(X) + noise I`` (``None`` for none)."""
-    M = make_preconditioner(spec, len(X), random_state)
+    M = auto_preconditioner(kernel, X, noise) if spec == "auto" else make_preconditioner(
+        spec, random_state
+    )
     if M is not None:
         M.fit(kernel, X, noise)
     return M

@@ -205,3 +205,22 @@ def test_kernel_operator_solves_with_cg() -> None:
         res.solution, np.linalg.solve(RBF(lengthscale=0.7)(X) + 0.05 * np.eye(300), y), rtol=1e-6
     )
     assert op.n_passes == res.n_iter
+
+
+def test_lanczos_continues_where_it_stopped() -> None:
+    A = _spd(60, 9, cond=1e4)
+    b = np.random.default_rng(2).standard_normal(60)
+    calls = []
+
+    def matmat(V: np.ndarray) -> np.ndarray:
+        calls.append(1)
+        return A @ V
+
+    whole = lanczos(matmat, b, 30)
+    calls.clear()
+    part = lanczos(matmat, b, 12)
+    rest = lanczos(matmat, None, 30, previous=part)
+    assert len(calls) == 30  # no product repeated
+    np.testing.assert_allclose(rest.diagonal, whole.diagonal, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(rest.off_diagonal, whole.off_diagonal, rtol=1e-10)
+    np.testing.assert_allclose(np.abs(rest.basis.T @ whole.basis), np.eye(30), atol=1e-8)
