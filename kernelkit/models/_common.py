@@ -271,3 +271,21 @@ def ridge_from_statistics(
     chol = jittered_cholesky(A, name=name)
     coef = scipy.linalg.cho_solve((chol.factor, True), Phi_Y, check_finite=False)
     return FeatureRidge(coef, chol.factor, chol.jitter, False, None)
+
+
+#: Bytes of kernel values formed at once by :func:`kernel_dot_by_blocks` (about 32 MiB).
+PREDICT_BLOCK_BYTES = 32 * 2**20
+
+
+def kernel_dot_by_blocks(kernel: Kernel, X: Any, Y: Any, coef: np.ndarray) -> np.ndarray:
+    """``kernel(X, Y) @ coef`` one block of rows of ``X`` at a time, so that at most about
+    :data:`PREDICT_BLOCK_BYTES` of kernel values exist at once (``O(block * len(Y))``
+    memory, never ``len(X) x len(Y)``); ``X`` and ``Y`` are arrays or lists of objects."""
+    m, n = n_objects(X), n_objects(Y)
+    rows = max(1, PREDICT_BLOCK_BYTES // (8 * max(n, 1)))
+    out = np.empty((m, *coef.shape[1:]))
+    for start in range(0, m, rows):
+        stop = min(start + rows, m)
+        block = X[start:stop] if isinstance(X, np.ndarray) else take(X, np.arange(start, stop))
+        out[start:stop] = np.asarray(kernel(block, Y), dtype=np.float64) @ coef
+    return out
