@@ -1,4 +1,5 @@
-"""Kernel machines: kernel ridge regression, kernel SVM and Gaussian process regression.
+"""Kernel machines: kernel ridge regression, kernel SVM, Gaussian process regression, and
+FALKON (Nyström kernel ridge and classification for large ``n``).
 
 All estimators follow scikit-learn (``fit`` / ``predict`` / ``score``, constructor
 arguments stored unchanged, learned state in attributes ending in ``_``) and accept any
@@ -14,12 +15,15 @@ from kernelkit.linalg.cholesky import (
     cholesky_jitter,
     jittered_cholesky,
 )
+from kernelkit.models.falkon import FalkonClassifier, FalkonRegressor
 from kernelkit.models.gp import GaussianProcessRegressor, NoiseAtBoundWarning
 from kernelkit.models.random_features import RandomFeatureGP, RandomFeatureRidge
 from kernelkit.models.ridge import KernelRidge
 from kernelkit.models.svc import KernelSVC
 
 __all__ = [
+    "FalkonClassifier",
+    "FalkonRegressor",
     "GaussianProcessRegressor",
     "JitteredCholesky",
     "KernelRidge",
