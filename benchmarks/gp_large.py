@@ -15,23 +15,36 @@ Modes (``--mode``):
   a pivoted Cholesky, a uniform Nyström and a random-feature preconditioner of the same
   memory (``n x rank`` floats each: ``rank`` columns), and with none.
 
-Usage: ``python benchmarks/gp_large.py --mode agreement [--n 10000]`` or
-``python benchmarks/gp_large.py --mode preconditioners [--rank 100] [--datasets pol,..]``.
+* ``uci`` — split 0 of each UCI regression set, inputs and targets standardised on the
+  training part, RBF ARD: the CG GP fitted (hyperparameters pre-trained by Cholesky on
+  ``--pretrain`` training rows, then ``--refine`` full-data L-BFGS-B steps), the Cholesky
+  GP at the CG GP's hyperparameters where ``n <= 2 * 10^4`` (prediction only), and the
+  random-feature GP (``--rf-components`` features) and FALKON (``alpha = noise / n``),
+  both at the CG GP's hyperparameters, where available; test RMSE and mean negative log
+  predictive density on the standardised targets, wall time and peak memory (each model
+  in its own process, ``ru_maxrss``).
+
+Usage: ``python benchmarks/gp_large.py --mode agreement [--n 10000]``,
+``python benchmarks/gp_large.py --mode preconditioners [--rank 100] [--datasets pol,..]``
+or ``python benchmarks/gp_large.py --mode uci [--datasets protein] [--pretrain 3000]
+[--refine 5]``.
 The last line is ``RESULT gp_large ...``.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import parser, result_line
+from _common import parser, peak_rss_mb, result_line
 
 from kernelkit.datasets import UCI_REGRESSION_DATASETS, load_uci_regression
 from kernelkit.kernels import RBF
@@ -147,15 +160,132 @@ def preconditioners(names: list[str], rank: int) -> dict[str, float]:
     return {"rf_wins": wins}
 
 
+def _one(name: str, model: str, args: Any) -> dict[str, Any]:
+    """Fit and score one model on split 0 of ``name`` (run in a subprocess)."""
+    data = load_uci_regression(name, split=0, standardize=True)
+    X, y, Xt, yt = data.X_train, data.y_train, data.X_test, data.y_test
+    d = X.shape[1]
+    t0 = time.perf_counter()
+    info: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if model == "cg":
+            gp = GaussianProcessRegressor(
+                RBF(lengthscale=np.ones(d)),
+                solver="cg",
+                tol=args.tol,
+                max_iter=args.max_iter,
+                pretrain_size=args.pretrain,
+                refine_steps=args.refine,
+                random_state=0,
+            ).fit(X, y)
+            info = {
+                "passes": gp.n_kernel_passes_,
+                "cg_iter": gp.n_iter_,
+                "love_steps": gp.love_.n_iter,
+                "love_error": gp.love_.error,
+                "rank": gp.preconditioner_.rank_,
+                "noise": gp.noise_,
+                "theta": [round(float(v), 4) for v in gp.theta_],
+            }
+            Path(args.theta_file).write_text(" ".join(map(repr, gp.theta_.tolist())))
+        else:
+            theta = np.array([float(v) for v in Path(args.theta_file).read_text().split()])
+            kernel = RBF(lengthscale=np.ones(d))
+            kernel.theta = theta[:-1]
+            noise = float(np.exp(theta[-1]))
+            if model == "cholesky":
+                gp = GaussianProcessRegressor(
+                    kernel, noise=noise, optimizer=None, solver="cholesky"
+                ).fit(X, y)
+            elif model == "rfgp":
+                from kernelkit.models import RandomFeatureGP
+
+                gp = RandomFeatureGP(
+                    kernel, noise=noise, n_components=args.rf_components, random_state=0
+                ).fit(X, y)
+            else:
+                import kernelkit.models as km
+
+                gp = km.FalkonRegressor(kernel, alpha=noise / len(X), random_state=0).fit(X, y)
+        if hasattr(gp, "predict") and model != "falkon":
+            mean, std = gp.predict(Xt, return_std=True, include_noise=True)
+            nll = float(np.mean(0.5 * np.log(2 * np.pi * std**2) + 0.5 * ((yt - mean) / std) ** 2))
+        else:
+            mean, nll = gp.predict(Xt), float("nan")
+    rmse = float(np.sqrt(np.mean((mean - yt) ** 2)))
+    return {
+        "name": name,
+        "model": model,
+        "n": len(X),
+        "d": d,
+        "rmse": rmse,
+        "nll": nll,
+        "seconds": time.perf_counter() - t0,
+        "peak_mb": peak_rss_mb(),
+        **info,
+    }
+
+
+def uci(names: list[str], args: Any) -> None:
+    import json
+    import subprocess
+    import tempfile
+
+    import kernelkit.models as km
+
+    for name in names:
+        n = len(load_uci_regression(name, split=0).X_train)
+        models = ["cg"] + (["cholesky"] if n <= 20_000 else []) + ["rfgp"]
+        models += ["falkon"] if hasattr(km, "FalkonRegressor") else []
+        with tempfile.TemporaryDirectory() as tmp:
+            theta = str(Path(tmp) / "theta.txt")
+            for model in models:
+                cmd = [sys.executable, __file__, "--one", f"{name}:{model}", "--theta-file", theta]
+                for flag in ("tol", "max_iter", "pretrain", "refine", "rf_components"):
+                    cmd += [f"--{flag.replace('_', '-')}", str(getattr(args, flag))]
+                out = subprocess.run(cmd, capture_output=True, text=True)
+                if out.returncode:
+                    print(f"{name} {model}: failed\n{out.stderr[-2000:]}", flush=True)
+                    continue
+                row = json.loads(out.stdout.strip().splitlines()[-1])
+                extra = {
+                    k: v
+                    for k, v in row.items()
+                    if k not in {"name", "model", "n", "d", "rmse", "nll", "seconds", "peak_mb"}
+                }
+                print(
+                    f"{name:13s} n={row['n']:6d} {model:9s} RMSE {row['rmse']:.4f} "
+                    f"NLL {row['nll']:.4f} {row['seconds']:8.1f} s peak {row['peak_mb']:.0f} MB "
+                    f"{extra}",
+                    flush=True,
+                )
+
+
 def main() -> None:
     p = parser(__doc__)
-    p.add_argument("--mode", choices=("agreement", "preconditioners"), default="agreement")
+    p.add_argument("--mode", choices=("agreement", "preconditioners", "uci"), default="agreement")
+    p.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--theta-file", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--max-iter", type=int, default=300)
+    p.add_argument("--pretrain", type=int, default=3000)
+    p.add_argument("--refine", type=int, default=5)
+    p.add_argument("--rf-components", type=int, default=2048)
     p.add_argument("--n", type=int, default=10_000)
     p.add_argument("--probe-seeds", type=int, default=10)
     p.add_argument("--tol", type=float, default=1e-4)
     p.add_argument("--rank", type=int, default=100)
     p.add_argument("--datasets", default=",".join(UCI_REGRESSION_DATASETS))
     args = p.parse_args()
+    if args.one:
+        import json
+
+        name, model = args.one.split(":")
+        print(json.dumps(_one(name, model, args)))
+        return
+    if args.mode == "uci":
+        uci(args.datasets.split(","), args)
+        return
     if args.mode == "agreement":
         n = 2000 if args.quick else args.n
         out = agreement(n, 2 if args.quick else args.probe_seeds, args.tol)

@@ -101,8 +101,7 @@ def make_preconditioner(spec: Any, random_state: Any) -> Preconditioner | None:
     if spec == "random_features":
         return RandomFeaturePreconditioner(random_state=random_state)
     raise ValueError(
-        f"preconditioner must be one of {PRECONDITIONERS}, None or a Preconditioner, "
-        f"got {spec!r}"
+        f"preconditioner must be one of {PRECONDITIONERS}, None or a Preconditioner, got {spec!r}"
     )
 
 
@@ -332,8 +331,10 @@ def fitted_preconditioner(
     spec: Any, kernel: Kernel, X: np.ndarray, noise: float, random_state: Any
 ) -> Preconditioner | None:
     """``spec``'s preconditioner fitted to ``kernel(X) + noise I`` (``None`` for none)."""
-    M = auto_preconditioner(kernel, X, noise) if spec == "auto" else make_preconditioner(
-        spec, random_state
+    M = (
+        auto_preconditioner(kernel, X, noise)
+        if spec == "auto"
+        else make_preconditioner(spec, random_state)
     )
     if M is not None:
         M.fit(kernel, X, noise)

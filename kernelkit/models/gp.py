@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from kernelkit._lbfgs import minimize_bounded, projected_gradient
-from kernelkit._memory import memory_limit
+from kernelkit._memory import check_memory, memory_limit
 from kernelkit._threads import blas_threads_for
 from kernelkit._validation import (
     check_bool,
@@ -629,9 +629,19 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         Hutchinson, fixed probes) maximised by the same bounded L-BFGS-B search, then
         ``alpha`` by a CG solve and the LOVE cache of predictive variances."""
         n = len(X)
+        t = min(int(self.n_probes), n)
+        # the solve's seven (n, t + 1) arrays, a preconditioner factor and its eigenvectors
+        # (at most 512 MiB each), the Lanczos basis of the variances and their check
+        columns = 7 * (t + 1) + 2 * min(1000, 2**26 // n + 1) + min(n, self.max_iter) + 7 * 32
+        check_memory(
+            8 * n * columns,
+            f"{type(self).__name__}(solver='cg').fit on {n} samples ({columns} float64 "
+            f"vectors of length {n})",
+            "lower max_iter (the Lanczos basis of the variances has up to max_iter "
+            "columns) or n_probes, or fit on fewer samples",
+        )
         fit_noise = self._fit_noise
         rng = check_random_state(self.random_state)
-        t = min(int(self.n_probes), n)
         W = rng.choice(np.array([-1.0, 1.0]), size=(n, t)) if t < n else math.sqrt(n) * np.eye(n)
         seed = int(rng.randint(2**31 - 1))
         theta0 = kernel.theta

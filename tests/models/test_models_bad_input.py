@@ -23,8 +23,8 @@ _BIG = 10**6  # an n x n float64 matrix of 7.3 TiB
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: GaussianProcessRegressor(RBF()),
         # solver="auto" runs matrix-free CG beyond 10000 samples: no n x n matrix to refuse
+        lambda: GaussianProcessRegressor(RBF(), solver="cholesky"),
         lambda: KernelRidge(RBF(), solver="cholesky"),
         KernelSVC,
     ],
@@ -34,6 +34,15 @@ def test_a_gram_matrix_beyond_the_machine_is_refused_before_it_is_formed(make) -
     y = np.arange(_BIG) % 2
     with pytest.raises(ValueError, match=r"fit on 1000000 samples.*would need about .* TiB"):
         make().fit(X, y)
+
+
+def test_a_cg_fit_beyond_the_machine_is_refused_before_it_starts() -> None:
+    """The matrix-free GP holds O(n (probes + rank + max_iter)) floats: at 10^7 samples
+    and max_iter=1000, about 100 GiB."""
+    X = np.zeros((10**7, 1), dtype=np.float32)
+    y = np.zeros(10**7, dtype=np.float32)
+    with pytest.raises(ValueError, match=r"solver='cg'\).fit on 10000000 samples.*max_iter"):
+        GaussianProcessRegressor(RBF(), solver="cg").fit(X, y)
 
 
 def test_a_kernel_on_objects_is_refused_too() -> None:

@@ -42,6 +42,7 @@ ESTIMATORS = [
     KernelSVC(probability=True, random_state=0),
     GaussianProcessRegressor(),
     GaussianProcessRegressor(RBF(), normalize_y=True, n_restarts=1, random_state=0),
+    GaussianProcessRegressor(solver="cg", tol=1e-6, random_state=0),
     # 200 features: the dual for every data set of the checks
     RandomFeatureRidge(random_state=0),
     RandomFeatureGP(random_state=0),
