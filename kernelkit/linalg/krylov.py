@@ -98,6 +98,18 @@ class CGResult:
 
         ``T_00 = 1/alpha_0``, ``T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}`` and
         ``T_{j,j+1} = sqrt(beta_j)/alpha_j`` (Saad (2003) eq. 6.103).
+
+        Parameters
+        ----------
+        column : int
+            The right-hand side.
+
+        Returns
+        -------
+        diagonal : ndarray of shape (k,)
+            ``T_jj``.
+        off_diagonal : ndarray of shape (k - 1,)
+            ``T_{j,j+1}``.
         """
         a, b = self.alphas[column], self.betas[column]
         k = a.size
@@ -341,6 +353,7 @@ def lanczos_quadrature(
     Returns
     -------
     ndarray of shape (len(columns),)
+        The quadrature of each column.
 
     Raises
     ------
@@ -382,11 +395,14 @@ def probe_vectors(
     n_probes : int
         Number of probes (``n`` of them when ``n_probes >= n``).
     preconditioner : object with ``sqrt_matmat``, optional
+        ``M`` (``None``: the identity).
     random_state : int, Generator, RandomState or None
+        Seeds the Rademacher entries.
 
     Returns
     -------
     ndarray of shape (n, min(n_probes, n))
+        The probes, one per column.
     """
     n = check_int(n, "n", minimum=1)
     n_probes = check_int(n_probes, "n_probes", minimum=1)
@@ -436,16 +452,20 @@ def slq_logdet(
     preconditioner : fitted preconditioner, optional
         Needs ``solve``, ``sqrt_matmat`` and ``logdet``.
     n_probes : int, default=16
+        Probe vectors (``n`` or more: the exact probes of :func:`probe_vectors`).
     tol : float, default=1e-3
         CG relative residual for the probe solves.
     max_iter, min_iter : int
         CG iteration limits (``min_iter`` Lanczos steps at least).
     random_state : int, Generator, RandomState or None
+        Seeds the probes.
     name : str, default="A"
+        The operator's name in warnings and errors.
 
     Returns
     -------
     LogdetEstimate
+        The estimate, its standard error and the solve.
 
     Examples
     --------
@@ -501,12 +521,14 @@ def lanczos(
     n_iter : int
         Steps ``k`` in all (including those of ``previous``).
     tol : float, default=1e-12
+        The invariance threshold, relative to the largest diagonal entry of ``T``.
     previous : LanczosResult, optional
         A run to continue, from its ``next_direction``, without repeating its products.
 
     Returns
     -------
     LanczosResult
+        The basis, the tridiagonal and where the next step would go.
 
     Examples
     --------

@@ -93,6 +93,7 @@ class KernelOperator:
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n, n)``."""
         n = len(self.X)
         return (n, n)
 
@@ -101,7 +102,18 @@ class KernelOperator:
         return [slice(i, min(i + b, n)) for i in range(0, n, b)]
 
     def matmat(self, V: Any) -> np.ndarray:
-        """``(K + noise I) V`` for ``V`` of shape ``(n,)`` or ``(n, k)``."""
+        """``(K + noise I) V``, one pass over the blocks of ``K``.
+
+        Parameters
+        ----------
+        V : array-like of shape (n,) or (n, k)
+            Finite.
+
+        Returns
+        -------
+        ndarray of the shape of ``V``
+            The product.
+        """
         V = np.asarray(V, dtype=np.float64)
         if V.shape[0] != len(self.X):
             raise ValueError(f"V must have {len(self.X)} rows, got shape {V.shape}")
@@ -122,8 +134,20 @@ class KernelOperator:
     __matmul__ = matmat
 
     def cross(self, Xnew: Any, V: Any) -> np.ndarray:
-        """``kernel(Xnew, X) @ V``, by blocks; ``Xnew`` of shape ``(m, d)``, ``V`` of
-        shape ``(n,)`` or ``(n, k)``."""
+        """``kernel(Xnew, X) @ V``, by blocks.
+
+        Parameters
+        ----------
+        Xnew : array-like of shape (m, d)
+            New inputs.
+        V : array-like of shape (n,) or (n, k)
+            Weights of the training inputs.
+
+        Returns
+        -------
+        ndarray of shape (m,) or (m, k)
+            The product.
+        """
         Xnew = check_array(Xnew, "X")
         V = np.asarray(V, dtype=np.float64)
         m = len(Xnew)
@@ -136,14 +160,31 @@ class KernelOperator:
         return out
 
     def rows(self, index: Any) -> np.ndarray:
-        """``kernel(X[index], X)``, the rows ``index`` of ``K`` (without the noise)."""
+        """The rows ``index`` of ``K`` (without the noise): ``kernel(X[index], X)``.
+
+        Parameters
+        ----------
+        index : array-like of int
+            Row numbers.
+
+        Returns
+        -------
+        ndarray of shape (len(index), n)
+            The rows.
+        """
         index = np.asarray(index, dtype=int)
         check_memory(index.size * len(self.X) * 8, f"KernelOperator.rows: {index.size} rows of K")
         Xi = self.X[index]
         return np.asarray(self.kernel(Xi, self.X), dtype=np.float64)
 
     def diag(self) -> np.ndarray:
-        """The diagonal of ``K + noise I``."""
+        """The diagonal of ``K + noise I``.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            ``k(x_i, x_i) + noise``.
+        """
         return np.asarray(self.kernel.diag(self.X), dtype=np.float64) + self.noise
 
     def gradient_dot(self, A: Any, B: Any) -> np.ndarray:
@@ -154,6 +195,16 @@ class KernelOperator:
         blocks through the kernel's square contraction, each block above the diagonal
         through its cross contraction with weight ``W_ij + W_ji^T``. The weight
         ``A B^T`` is formed one block at a time.
+
+        Parameters
+        ----------
+        A, B : array-like of shape (n, r)
+            The factors of the weight ``A B^T``.
+
+        Returns
+        -------
+        ndarray of shape (n_dims,)
+            The contraction for each free hyperparameter.
         """
         A = np.asarray(A, dtype=np.float64)
         B = np.asarray(B, dtype=np.float64)

@@ -429,14 +429,14 @@ class PivotedCholesky(Preconditioner):
 
     Attributes
     ----------
-    factor_ : ndarray of shape (n, rank_)
+    factor_ : ndarray of shape (n, ``rank_``)
         ``L``; row ``pivots_[j]`` is zero beyond column ``j`` (lower triangular in pivot
         order).
     noise_ : float
         The noise variance.
     rank_ : int
         Number of pivots taken, ``<= min(rank, n)``.
-    pivots_ : ndarray of int of shape (rank_,)
+    pivots_ : ndarray of int of shape (``rank_``,)
         Indices of the pivots into ``X``, in the order taken.
     residual_trace_ : float
         ``trace(K - L L^T)``, the sum of the residual variances.
@@ -610,7 +610,7 @@ class Nystrom(Preconditioner):
 
     Attributes
     ----------
-    factor_ : ndarray of shape (n, rank_)
+    factor_ : ndarray of shape (n, ``rank_``)
         ``L``.
     noise_ : float
         The noise variance.
@@ -781,7 +781,7 @@ class RandomFeaturePreconditioner(Preconditioner):
 
     Attributes
     ----------
-    factor_ : ndarray of shape (n, rank_)
+    factor_ : ndarray of shape (n, ``rank_``)
         ``L = Phi(X)``.
     noise_ : float
         The noise variance.

@@ -507,9 +507,9 @@ _PARAMETERS_DOC = """kernel : Kernel or str, default=None
     random_state : int, RandomState, Generator or None, default=None
         Seeds the draw of the centres; the same value gives the same model."""
 
-_ATTRIBUTES_DOC = """centres_ : ndarray of shape (n_centres_, n_features)
+_ATTRIBUTES_DOC = """centres_ : ndarray of shape (``n_centres_``, n_features)
         The Nyström centres.
-    centre_indices_ : ndarray of int of shape (n_centres_,)
+    centre_indices_ : ndarray of int of shape (``n_centres_``,)
         Their indices into the training inputs.
     n_centres_ : int
         ``M``, the number of centres used.
@@ -543,7 +543,7 @@ class FalkonRegressor(RegressorMixin, _Falkon):
 
     Attributes
     ----------
-    dual_coef_ : ndarray of shape (n_centres_,) or (n_centres_, n_targets)
+    dual_coef_ : ndarray of shape (``n_centres_``,) or (``n_centres_``, n_targets)
         The coefficients ``a``: ``f(x) = kernel(x, centres_) @ dual_coef_``.
     {attributes}
 
@@ -686,7 +686,7 @@ class FalkonClassifier(ClassifierMixin, _Falkon):
     ----------
     classes_ : ndarray of shape (n_classes,)
         The class labels.
-    dual_coef_ : ndarray of shape (n_centres_,) or (n_centres_, n_classes)
+    dual_coef_ : ndarray of shape (``n_centres_``,) or (``n_centres_``, n_classes)
         The coefficients of the decision functions (one column per class for more than
         two classes; one column, for ``classes_[1]``, for two).
     {attributes}
