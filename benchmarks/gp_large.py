@@ -154,7 +154,7 @@ def preconditioners(names: list[str], rank: int, max_iter: int) -> dict[str, flo
         print(f"{name:13s} n={len(X):6d} d={X.shape[1]:2d} noise={noise:.3g}: {cells}", flush=True)
     print(
         f"random features needed no more iterations than pivoted Cholesky on {wins} of "
-        f"{len(names)} sets ('+': not converged within 400)"
+        f"{len(names)} sets ('+': not converged within max_iter)"
     )
     return {"rf_wins": wins}
 
