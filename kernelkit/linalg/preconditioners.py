@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from typing import Any, cast
 
 import numpy as np
@@ -405,6 +406,83 @@ class Preconditioner(BaseEstimator):
 
 
 # ---------------------------------------------------------------------- pivoted Cholesky
+def pivoted_cholesky(
+    diag: np.ndarray, row: Callable[[int], np.ndarray], rank: int, tol: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Greedy pivoted partial Cholesky ``K ~ L L^T`` of a positive semi-definite matrix
+    known by its diagonal and its rows (Harbrecht, Peters & Schneider (2012) Alg. 1).
+
+    Each step takes the largest residual variance ``d_p`` as pivot, makes column ``j`` of
+    ``L`` from row ``p`` of ``K`` minus what the earlier columns explain, divided by
+    ``sqrt(d_p)``, and lowers the residual variances by its square. It stops after ``rank``
+    columns, once the residual trace is at most ``tol`` times ``trace(K)``, or once the
+    largest residual variance is at the round-off level of ``K``'s entries.
+
+    Parameters
+    ----------
+    diag : ndarray of shape (n,)
+        ``diag(K)``, ``>= 0``.
+    row : callable
+        ``p -> K[p]``, an ndarray of shape (n,) (a copy that may be modified).
+    rank : int
+        Most columns.
+    tol : float, default=0.0
+        Relative residual trace at which to stop.
+
+    Returns
+    -------
+    factor : ndarray of shape (n, k)
+        ``L``, ``k <= rank``; exactly lower-triangular in pivot order.
+    pivots : ndarray of int of shape (k,)
+        The pivots, in order.
+    residual_trace : float
+        ``trace(K - L L^T)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.linalg.preconditioners import pivoted_cholesky
+    >>> K = np.array([[4.0, 2.0, 0.0], [2.0, 3.0, 1.0], [0.0, 1.0, 2.0]])
+    >>> L, pivots, rest = pivoted_cholesky(np.diag(K), lambda p: K[p].copy(), 3)
+    >>> bool(np.allclose(L @ L.T, K)), pivots.tolist(), rest
+    (True, [0, 1, 2], 0.0)
+    """
+    if np.any(diag < 0):
+        raise ValueError(
+            f"the diagonal has negative entries (down to {float(diag.min()):.3g}); the "
+            "variances of a kernel matrix are >= 0"
+        )
+    n = diag.shape[0]
+    k_max = min(int(rank), n)
+    d = np.array(diag, dtype=np.float64)  # the residual variances diag(K - L L^T)
+    trace0 = float(d.sum())
+    floor = n * _EPS * float(d.max(initial=0.0))  # round-off level of K's entries
+    L = np.zeros((n, k_max), order="F")  # columns contiguous: L[:, :j] needs no copy
+    pivots = np.empty(k_max, dtype=np.intp)
+    j = 0
+    while j < k_max:
+        if float(d.sum()) <= tol * trace0:
+            break
+        p = int(np.argmax(d))
+        dp = float(d[p])
+        if dp <= floor:
+            break
+        col = row(p)
+        if j:
+            col -= L[:, :j] @ L[p, :j].copy()  # a contiguous vector: BLAS gemv
+        col /= math.sqrt(dp)  # Harbrecht et al. (2012) Alg. 1
+        col[pivots[:j]] = 0.0  # the earlier pivots' residuals are 0 (not round-off)
+        L[:, j] = col
+        col *= col
+        d -= col
+        d[p] = 0.0
+        np.maximum(d, 0.0, out=d)  # round-off must not make a variance negative
+        pivots[j] = p
+        j += 1
+    factor = L if j == k_max else L[:, :j].copy(order="F")
+    return factor, pivots[:j].copy(), float(d.sum())
+
+
 class PivotedCholesky(Preconditioner):
     """Greedy pivoted partial Cholesky factor of ``K``: ``P = L L^T + noise I``.
 
@@ -495,35 +573,14 @@ class PivotedCholesky(Preconditioner):
                 f"kernel.diag(X) has negative entries (down to {float(diag.min()):.3g}); "
                 "a kernel's variances are >= 0"
             )
-        d = diag.copy()  # the residual variances diag(K - L L^T)
-        trace0 = float(d.sum())
-        floor = n * _EPS * float(diag.max(initial=0.0))  # round-off level of K's entries
-        L = np.zeros((n, k_max), order="F")  # columns contiguous: L[:, :j] needs no copy
-        pivots = np.empty(k_max, dtype=np.intp)
-        j = 0
-        while j < k_max:
-            if float(d.sum()) <= tol * trace0:
-                break
-            p = int(np.argmax(d))
-            dp = float(d[p])
-            if dp <= floor:
-                break
-            row = np.asarray(kernel(X[p : p + 1], X), dtype=np.float64)[0]
-            row[p] = diag[p]  # the diagonal of kernel(X) (a White term puts noise only there)
-            if j:
-                row -= L[:, :j] @ L[p, :j].copy()  # a contiguous vector: BLAS gemv
-            row /= math.sqrt(dp)  # Harbrecht et al. (2012) Alg. 1
-            row[pivots[:j]] = 0.0  # the earlier pivots' residuals are 0 (not round-off)
-            L[:, j] = row
-            row *= row
-            d -= row
-            d[p] = 0.0
-            np.maximum(d, 0.0, out=d)  # round-off must not make a variance negative
-            pivots[j] = p
-            j += 1
-        self.pivots_ = pivots[:j].copy()
-        self.residual_trace_ = float(d.sum())
-        return L if j == k_max else L[:, :j].copy(order="F")
+
+        def row(p: int) -> np.ndarray:
+            r = np.asarray(kernel(X[p : p + 1], X), dtype=np.float64)[0]
+            r[p] = diag[p]  # the diagonal of kernel(X) (a White term puts noise only there)
+            return r
+
+        L, self.pivots_, self.residual_trace_ = pivoted_cholesky(diag, row, k_max, tol)
+        return L
 
 
 # ---------------------------------------------------------------------- Nystrom

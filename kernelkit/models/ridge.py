@@ -8,7 +8,6 @@ per iteration), for ``n`` beyond what a factorisation can hold.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -29,7 +28,7 @@ from kernelkit.kernels import Kernel
 from kernelkit.linalg.cholesky import cholesky_jitter
 from kernelkit.linalg.krylov import mbcg
 from kernelkit.linalg.operator import KernelOperator
-from kernelkit.linalg.preconditioners import PivotedCholesky, Preconditioner
+from kernelkit.linalg.preconditioners import PivotedCholesky, Preconditioner, pivoted_cholesky
 from kernelkit.models._common import (
     apply_feature_map,
     check_gram_memory,
@@ -52,7 +51,6 @@ SOLVERS = ("auto", "cholesky", "cg")
 AUTO_CHOLESKY_MAX_SAMPLES = 10_000
 #: Rank of the default (``preconditioner="auto"``) pivoted Cholesky preconditioner.
 PRECONDITIONER_RANK = 100
-_EPS = float(np.finfo(np.float64).eps)
 
 
 class KernelRidge(RegressorMixin, BaseEstimator):
@@ -297,7 +295,15 @@ class KernelRidge(RegressorMixin, BaseEstimator):
                     f"Preconditioner is fitted on a kernel and inputs, got {pre!r}"
                 )
             if auto:
-                L = _pivoted_cholesky_of_matrix(K, PRECONDITIONER_RANK)
+                diag = np.diagonal(K).astype(np.float64)
+                if np.any(diag < 0):
+                    raise ValueError(
+                        "the precomputed Gram matrix X has negative diagonal entries (down "
+                        f"to {float(diag.min()):.3g}); a Gram matrix's diagonal is >= 0"
+                    )
+                L = pivoted_cholesky(
+                    diag, lambda p: np.array(K[p], dtype=np.float64), PRECONDITIONER_RANK
+                )[0]
                 pre = Preconditioner.from_factor(L, alpha)
         res = mbcg(
             matmat,
@@ -389,37 +395,3 @@ class KernelRidge(RegressorMixin, BaseEstimator):
         if not isinstance(kernel, Kernel):  # precomputed: X is K(X_test, X_train)
             return X @ self.dual_coef_
         return kernel_dot_by_blocks(kernel, X, self.X_fit_, self.dual_coef_)
-
-
-def _pivoted_cholesky_of_matrix(K: np.ndarray, rank: int) -> np.ndarray:
-    """Greedy pivoted partial Cholesky factor ``L`` (``n x k``, ``k <= rank``) of a given
-    positive semi-definite matrix, ``K ~ L L^T`` (Harbrecht, Peters & Schneider (2012)
-    Alg. 1): the preconditioner of a precomputed Gram matrix, which
-    :class:`~kernelkit.linalg.preconditioners.PivotedCholesky` (a kernel and inputs) does
-    not take. Reads ``diag(K)`` and ``k`` rows; stops once the largest residual variance
-    is at round-off level."""
-    n = K.shape[0]
-    k_max = min(rank, n)
-    d = np.diagonal(K).astype(np.float64)
-    if np.any(d < 0):
-        raise ValueError(
-            f"the precomputed Gram matrix X has negative diagonal entries (down to "
-            f"{float(d.min()):.3g}); a Gram matrix's diagonal is >= 0"
-        )
-    floor = n * _EPS * float(d.max(initial=0.0))
-    L = np.zeros((n, k_max), order="F")
-    j = 0
-    while j < k_max:
-        p = int(np.argmax(d))
-        dp = float(d[p])
-        if dp <= floor:
-            break
-        col = np.array(K[p], dtype=np.float64)
-        col -= L[:, :j] @ L[p, :j]
-        col /= math.sqrt(dp)
-        L[:, j] = col
-        d -= col * col
-        d[p] = 0.0
-        np.maximum(d, 0.0, out=d)
-        j += 1
-    return L[:, :j]

@@ -15,7 +15,7 @@ import kernelkit._memory as memory
 import kernelkit.models._common as common
 import kernelkit.models.ridge as ridge
 from kernelkit.kernels import RBF, Intersection, Laplace, Linear, Matern, RationalQuadratic
-from kernelkit.linalg.preconditioners import Nystrom, PivotedCholesky
+from kernelkit.linalg.preconditioners import Nystrom, PivotedCholesky, pivoted_cholesky
 from kernelkit.models import KernelRidge
 
 rng = np.random.default_rng(0)
@@ -82,14 +82,16 @@ def test_precomputed_gram_matrix_is_the_operator_and_is_never_factorised(monkeyp
     assert _relative(plain.dual_coef_, exact.dual_coef_) < 1e-4
 
 
-def test_the_dense_pivoted_cholesky_matches_the_kernel_one() -> None:
+def test_the_pivoted_cholesky_of_a_given_matrix_matches_the_kernel_one() -> None:
+    """The precomputed path factors the matrix with the same function as PivotedCholesky."""
     K = RBF(0.7)(X)
-    L = ridge._pivoted_cholesky_of_matrix(K, 30)
+    L = pivoted_cholesky(np.diag(K).copy(), lambda p: K[p].copy(), 30)[0]
     ref = PivotedCholesky(rank=30).fit(RBF(0.7), X, noise=1.0).factor_
     np.testing.assert_allclose(L @ L.T, ref @ ref.T, atol=1e-10)
-    full = ridge._pivoted_cholesky_of_matrix(RBF(0.3)(X[:50]), 100)  # stops at round-off
-    assert full.shape[1] <= 50
-    np.testing.assert_allclose(full @ full.T, RBF(0.3)(X[:50]), atol=1e-10)
+    K50 = RBF(0.3)(X[:50])
+    full = pivoted_cholesky(np.diag(K50).copy(), lambda p: K50[p].copy(), 100)[0]
+    assert full.shape[1] <= 50  # stops at round-off
+    np.testing.assert_allclose(full @ full.T, K50, atol=1e-10)
 
 
 @pytest.mark.parametrize(
