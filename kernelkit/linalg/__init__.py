@@ -42,6 +42,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         ],
         "operator": ["KernelOperator"],
         "preconditioners": [
+            "select_centres",
             "pivoted_cholesky",
             "Nystrom",
             "PivotedCholesky",

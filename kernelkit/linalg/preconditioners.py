@@ -636,6 +636,67 @@ def _ridge_leverage_scores(
     return scores
 
 
+def select_centres(
+    kernel: Kernel,
+    X: np.ndarray,
+    n_centres: int,
+    *,
+    centres: str = "uniform",
+    noise: float = 1.0,
+    random_state: Any = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``n_centres`` distinct rows of ``X`` for a Nyström approximation (sorted indices).
+
+    Drawn uniformly without replacement, or (``centres="leverage"``) with probabilities
+    proportional to approximate ridge leverage scores at ``noise``, computed from a
+    uniform sketch of ``n_centres`` rows (Alaoui & Mahoney 2015; Rudi, Calandriello,
+    Carratino & Rosasco 2018): points the sketch explains badly are favoured.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        A kernel on vectors.
+    X : ndarray of shape (n, d)
+        The inputs.
+    n_centres : int
+        How many, at most ``n``.
+    centres : {"uniform", "leverage"}, default="uniform"
+        How they are drawn.
+    noise : float, default=1.0
+        The ridge of the leverage scores (the GP noise, or ``alpha * n`` for FALKON).
+    random_state : int, RandomState or None
+        Seeds the draws.
+
+    Returns
+    -------
+    indices : ndarray of int of shape (n_centres,)
+        Sorted row numbers.
+    scores : ndarray of shape (n,) or None
+        The leverage scores used (``None`` for uniform draws).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.kernels import RBF
+    >>> from kernelkit.linalg.preconditioners import select_centres
+    >>> X = np.random.default_rng(0).standard_normal((100, 2))
+    >>> idx, _ = select_centres(RBF(), X, 10, centres="leverage", noise=0.1, random_state=0)
+    >>> idx.shape, bool(np.all(np.diff(idx) > 0))
+    ((10,), True)
+    """
+    n = X.shape[0]
+    m = min(int(n_centres), n)
+    rng = check_random_state(random_state)
+    if centres == "uniform" or m == n:
+        return np.sort(rng.choice(n, m, replace=False)).astype(np.intp), None
+    sketch = np.sort(rng.choice(n, m, replace=False))
+    scores = _ridge_leverage_scores(kernel, X, noise, sketch)
+    p = scores.copy()
+    if np.count_nonzero(p) < m:  # too few positive scores for m distinct draws
+        p += 1e-12 * float(p.max()) if p.max() > 0 else 1.0
+    return np.sort(rng.choice(n, m, replace=False, p=p / p.sum())).astype(np.intp), scores
+
+
 class Nystrom(Preconditioner):
     """Nyström factor ``L = K_nm K_mm^{-1/2}`` on ``m = rank`` centres: ``P = L L^T + noise
     I`` with ``L L^T = K_nm K_mm^{-1} K_mn``.
@@ -722,19 +783,9 @@ class Nystrom(Preconditioner):
         m = min(int(self.rank), n)
         rows = _block_rows(m)
         _check_factor_memory(n, m, 8 * (rows * m + 2 * m * m + 2 * n), f"Nystrom(rank={m})")
-        rng = check_random_state(self.random_state)
-        self.leverage_scores_: np.ndarray | None = None
-        if self.centres == "uniform" or m == n:
-            centres = rng.choice(n, m, replace=False)
-        else:
-            sketch = np.sort(rng.choice(n, m, replace=False))
-            scores = _ridge_leverage_scores(kernel, X, noise, sketch)
-            self.leverage_scores_ = scores
-            p = scores.copy()
-            if np.count_nonzero(p) < m:  # too few positive scores for m distinct draws
-                p += 1e-12 * float(p.max()) if p.max() > 0 else 1.0
-            centres = rng.choice(n, m, replace=False, p=p / p.sum())
-        centres = np.sort(centres).astype(np.intp)
+        centres, self.leverage_scores_ = select_centres(
+            kernel, X, m, centres=self.centres, noise=noise, random_state=self.random_state
+        )
         self.centre_indices_ = centres
         return _nystrom_factor(kernel, X, centres)
 

@@ -51,8 +51,9 @@ from kernelkit._validation import (
     check_random_state,
 )
 from kernelkit.kernels import Kernel
-from kernelkit.linalg.cholesky import cholesky_jitter, jittered_cholesky
+from kernelkit.linalg.cholesky import cholesky_jitter
 from kernelkit.linalg.krylov import CGResult, mbcg
+from kernelkit.linalg.preconditioners import select_centres
 from kernelkit.models._common import (
     kernel_dot_by_blocks,
     resolve_estimator_kernel,
@@ -241,53 +242,6 @@ def _falkon_solve(
     return _FalkonSolve(coef, res)
 
 
-# ---------------------------------------------------------------------- centres
-def _leverage_scores(
-    kernel: Kernel, X: np.ndarray, sketch: np.ndarray, penalty: float
-) -> np.ndarray:
-    """Approximate ridge leverage scores ``l_i(penalty) = [K (K + penalty n I)^-1]_ii`` up to
-    the factor ``1 / (penalty n)``: ``K_ii - K_iJ (K_JJ + penalty |J| I)^-1 K_Ji`` for a
-    uniform sketch ``J`` (Rudi, Calandriello, Carratino & Rosasco 2018: the sum of
-    ``phi_j phi_j^T`` over all ``n`` points replaced by ``n / |J|`` times its sum over
-    ``J``): the part of ``k(x_i, .)`` the sketch does not explain, evaluated by blocks of
-    rows."""
-    C = X[sketch]
-    G = np.asarray(kernel(C), dtype=np.float64)
-    G[np.diag_indices_from(G)] += penalty * len(sketch)
-    L = jittered_cholesky(G, name="K_JJ + alpha m I", warn=False).factor
-    scores = np.asarray(kernel.diag(X), dtype=np.float64).copy()
-    rows = max(1, _BLOCK_BYTES // (8 * len(sketch)))
-    for start in range(0, X.shape[0], rows):
-        s = slice(start, min(start + rows, X.shape[0]))
-        W = scipy.linalg.solve_triangular(L, kernel(C, X[s]), lower=True, check_finite=False)
-        scores[s] -= np.einsum("ij,ij->j", W, W)
-    return np.maximum(scores, 0.0)
-
-
-def _select_centres(
-    kernel: Kernel,
-    X: np.ndarray,
-    n_centres: int,
-    centres: str,
-    penalty: float,
-    rng: np.random.RandomState,
-) -> np.ndarray:
-    """Sorted indices of ``n_centres`` distinct rows of ``X``: drawn uniformly, or with
-    probabilities proportional to approximate ridge leverage scores at ``penalty``
-    (:func:`_leverage_scores` on a uniform sketch of ``n_centres`` rows; Alaoui & Mahoney
-    2015, Rudi et al. 2018), which favours points the sketch covers badly."""
-    n = X.shape[0]
-    if centres == "uniform" or n_centres == n:
-        return np.sort(rng.choice(n, n_centres, replace=False))
-    sketch = np.sort(rng.choice(n, n_centres, replace=False))
-    p = _leverage_scores(kernel, X, sketch, penalty)
-    top = float(p.max())
-    # too few positive scores for n_centres distinct draws: a tiny floor for the rest
-    if np.count_nonzero(p) < n_centres:
-        p += 1e-12 * top if top > 0 else 1.0
-    return np.sort(rng.choice(n, n_centres, replace=False, p=p / p.sum()))
-
-
 # ---------------------------------------------------------------------- logistic loss
 @dataclass(frozen=True)
 class _NewtonFit:
@@ -459,7 +413,10 @@ class _Falkon(BaseEstimator):
             "ask for fewer n_centres",
         )
         rng = check_random_state(self.random_state)
-        idx = _select_centres(kernel, X, m, self.centres, alpha, rng)
+        # FALKON's ridge alpha is per sample: the leverage scores' ridge is alpha * n
+        idx = select_centres(
+            kernel, X, m, centres=self.centres, noise=alpha * X.shape[0], random_state=rng
+        )[0]
         C = X[idx]
         T = _cholesky_kmm(np.asarray(kernel(C), dtype=np.float64), threads)
         self.centre_indices_ = idx
