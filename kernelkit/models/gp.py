@@ -30,9 +30,9 @@ from kernelkit._validation import (
 )
 from kernelkit.kernels import Kernel, Stationary
 from kernelkit.linalg.cholesky import cholesky_or_none, jittered_cholesky
-from kernelkit.linalg.krylov import CGResult
+from kernelkit.linalg.krylov import CGResult, mbcg
 from kernelkit.linalg.operator import KernelOperator
-from kernelkit.linalg.preconditioners import Preconditioner
+from kernelkit.linalg.preconditioners import Preconditioner, RandomFeaturePreconditioner
 from kernelkit.models._common import (
     check_gram_memory,
     check_prior_input,
@@ -1246,6 +1246,70 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             Ks = kernel(X, Xt)
             return mean, kernel(X) - love.reduction(Ks, full=True), self.noise_
         return mean, var, self.noise_
+
+    def sample_y(self, X: Any, n_samples: int = 1, random_state: Any = None) -> np.ndarray:
+        """Draw functions ``f(X)`` from the posterior (for a GP, the prior before ``fit``).
+
+        With ``solver_ == "cholesky"`` (and before ``fit``), ``mean + L z`` with ``L`` the
+        Cholesky factor of the predictive covariance of ``f(X)``, ``z`` standard normal;
+        posterior covariances are routinely singular to round-off, so jitter (from
+        ``1e-10`` up to ``1e-4`` times the mean prior variance) is added silently when
+        needed.
+
+        With ``solver_ == "cg"``, by pathwise conditioning (Wilson et al. 2020,
+        "Efficiently sampling functions from Gaussian process posteriors", eq. 6): a prior
+        draw ``f`` from 2048 random Fourier features of the kernel
+        (:class:`~kernelkit.linalg.RandomFeaturePreconditioner`'s map), moved by
+        ``k(X, X_train) K_y^-1 (y - f(X_train) - eps)`` with ``eps ~ N(0, noise I)``: one
+        batched CG solve for all samples, no ``m x m`` covariance. The prior part is the
+        random-feature approximation of the kernel (RBF and Matérn kernels only).
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features) or list of objects
+            Where to draw.
+        n_samples : int, default=1
+            How many functions.
+        random_state : int, RandomState or None, default=None
+            Seeds the draws.
+
+        Returns
+        -------
+        ndarray of shape (m, n_samples)
+        """
+        if getattr(self, "solver_", "cholesky") != "cg":
+            return super().sample_y(X, n_samples, random_state)
+        check_int(n_samples, "n_samples", minimum=1)
+        kernel, Xt = self.kernel_, self.X_train_
+        X = validate_test_input(self, X, kernel, len(Xt), cross_copies=0)
+        n, m, s = len(Xt), len(X), int(n_samples)
+        check_memory(
+            8 * (n + m) * (2048 + 8 * s),
+            f"{type(self).__name__}.sample_y({m} points, n_samples={n_samples})",
+            "draw fewer samples at a time, or at fewer points",
+        )
+        rng = check_random_state(random_state)
+        with blas_threads_for(n):
+            features = RandomFeaturePreconditioner(
+                n_components=2048, random_state=int(rng.randint(2**31 - 1))
+            ).fit(kernel, Xt, self.noise_)
+            W = rng.standard_normal((features.rank_, s))
+            prior_train = features.factor_ @ W
+            prior_test = np.asarray(features.feature_map_.transform(X), dtype=np.float64) @ W
+            eps = math.sqrt(self.noise_) * rng.standard_normal((n, s))
+            residual = self._y_normalised()[:, None] - prior_train - eps
+            op = KernelOperator(kernel, Xt, self.noise_)
+            M = fitted_preconditioner(self.preconditioner, kernel, Xt, self.noise_, rng)
+            sol = mbcg(
+                op.matmat,
+                residual,
+                preconditioner=M,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                name="K + noise*I",
+            )
+            samples = prior_test + op.cross(X, sol.solution)
+        return samples * self.y_train_std_ + self.y_train_mean_
 
     def _prior_variance(self, X: Any) -> np.ndarray:
         """``k(x, x)`` of the (fitted) kernel, on the normalised scale."""
