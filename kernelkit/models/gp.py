@@ -1276,6 +1276,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         Returns
         -------
         ndarray of shape (m, n_samples)
+            One drawn function per column, on the scale of ``y``.
         """
         if getattr(self, "solver_", "cholesky") != "cg":
             return super().sample_y(X, n_samples, random_state)
