@@ -91,9 +91,7 @@ def test_gradient_is_the_gradient_of_the_estimator_with_exact_probes() -> None:
     dense.fit(X, y)
     assert v == pytest.approx(dense.log_marginal_likelihood_value_, rel=1e-9)
     h = 1e-5
-    fd = [
-        (value(theta + h * e)[0] - value(theta - h * e)[0]) / (2 * h) for e in np.eye(theta.size)
-    ]
+    fd = [(value(theta + h * e)[0] - value(theta - h * e)[0]) / (2 * h) for e in np.eye(theta.size)]
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6)
 
 
@@ -153,7 +151,11 @@ def test_clone_pickle_and_repeatability() -> None:
 def test_cg_not_converging_warns() -> None:
     X, y = _data(200, 2)
     gp = GaussianProcessRegressor(
-        RBF(lengthscale=3.0), noise=1e-6, optimizer=None, solver="cg", preconditioner=None,
+        RBF(lengthscale=3.0),
+        noise=1e-6,
+        optimizer=None,
+        solver="cg",
+        preconditioner=None,
         max_iter=3,
     )
     with pytest.warns(ConvergenceWarning, match="relative residual"):
@@ -207,8 +209,15 @@ def test_memory_stays_bounded() -> None:
 def test_fit_and_predict_at_n_20000_stay_bounded() -> None:
     n = 20_000
     X, y = _data(n, 3)
-    gp = GaussianProcessRegressor(RBF(lengthscale=np.ones(3)), noise=0.01, optimizer=None,
-                                  solver="cg", tol=1e-3, random_state=0)
+    gp = GaussianProcessRegressor(
+        RBF(lengthscale=np.ones(3)),
+        noise=0.01,
+        optimizer=None,
+        solver="cg",
+        tol=1e-3,
+        max_iter=200,
+        random_state=0,
+    )
     tracemalloc.start()
     try:
         gp.fit(X, y)
