@@ -785,20 +785,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         )
         passes += op.n_passes
 
-        self.kernel_ = kernel
-        self.noise_ = noise
-        self.theta_ = np.asarray(theta, dtype=float).copy()
-        self.theta_names_ = names
-        self._noise_in_theta = fit_noise
-        self.X_train_ = X
-        self.y_train_ = y
-        self.y_train_mean_ = mean
-        self.y_train_std_ = std
-        self.alpha_ = alpha
+        self._store_fit(kernel, noise, theta, names, fit_noise, X, y, (mean, std), alpha, result)
         self.jitter_ = 0.0
         self.log_marginal_likelihood_value_ = est.value
-        self.log_prior_value_ = kernel.log_prior()[0]
-        self.optimizer_result_ = result
         self.cg_result_ = est.cg
         self.n_iter_ = est.cg.n_iter
         self.converged_ = est.cg.converged
@@ -910,20 +899,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 "the kernel's variance bounds"
             )
 
-        self.kernel_ = kernel
-        self.noise_ = noise
-        self.theta_ = np.asarray(theta, dtype=float).copy()
-        self.theta_names_ = names
-        self._noise_in_theta = fit_noise
-        self.X_train_ = X
-        self.y_train_ = y
-        self.y_train_mean_ = mean
-        self.y_train_std_ = std
+        self._store_fit(kernel, noise, theta, names, fit_noise, X, y, (mean, std), alpha, result)
         self.L_ = L
-        self.alpha_ = alpha
         self.log_marginal_likelihood_value_ = lml
-        self.log_prior_value_ = kernel.log_prior()[0]
-        self.optimizer_result_ = result
         self.cg_result_ = None
         self.n_iter_ = 1  # one direct solve
         self.converged_ = True
@@ -934,6 +912,32 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         self.preconditioner_ = None
         self.pretrain_theta_ = None
         return self
+
+    def _store_fit(
+        self,
+        kernel: Kernel,
+        noise: float,
+        theta: np.ndarray,
+        names: list[str],
+        fit_noise: bool,
+        X: Any,
+        y: np.ndarray,
+        scaling: tuple[float, float],
+        alpha: np.ndarray,
+        result: Any,
+    ) -> None:
+        """The fitted state both solvers share."""
+        self.kernel_ = kernel
+        self.noise_ = noise
+        self.theta_ = np.asarray(theta, dtype=float).copy()
+        self.theta_names_ = names
+        self._noise_in_theta = fit_noise
+        self.X_train_ = X
+        self.y_train_ = y
+        self.y_train_mean_, self.y_train_std_ = scaling
+        self.alpha_ = alpha
+        self.log_prior_value_ = kernel.log_prior()[0]
+        self.optimizer_result_ = result
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
