@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -19,12 +21,14 @@ import scipy.linalg  # noqa: F401  (loads SciPy's BLAS before the controller loo
 from threadpoolctl import ThreadpoolController
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 __all__ = [
     "MIN_THREADED_SIZE",
     "blas_controller",
     "blas_threads",
     "blas_threads_for",
+    "map_in_threads",
     "one_blas_thread",
     "resolve_n_jobs",
     "run_in_threads",
@@ -86,12 +90,59 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     return int(n_jobs)
 
 
+#: Set in the threads of :func:`run_in_threads` and :func:`map_in_threads`, whose own calls
+#: to either then run in order on that thread: parallel work inside parallel work would
+#: only put more threads on the same cores.
+_worker = threading.local()
+
+
+def _in_worker() -> bool:
+    return bool(getattr(_worker, "active", False))
+
+
+def _as_worker(work: Callable[[T], R]) -> Callable[[T], R]:
+    def run(item: T) -> R:
+        _worker.active = True
+        try:
+            return work(item)
+        finally:
+            _worker.active = False
+
+    return run
+
+
 def run_in_threads(work: Callable[[T], None], items: Sequence[T], workers: int) -> None:
     """``work(item)`` for every item, on ``workers`` threads (in order on the calling
-    thread when one is enough); the first exception propagates."""
-    if workers <= 1 or len(items) < 2:
+    thread when one is enough, or when called from such a worker thread); the first
+    exception propagates."""
+    if workers <= 1 or len(items) < 2 or _in_worker():
         for item in items:
             work(item)
         return
     with ThreadPoolExecutor(min(workers, len(items))) as pool:
-        list(pool.map(work, items))
+        list(pool.map(_as_worker(work), items))
+
+
+def map_in_threads(work: Callable[[T], R], items: Sequence[T], workers: int) -> Iterator[R]:
+    """``work(item)`` for each item, computed on ``workers`` threads and yielded in the
+    order of ``items``, so that whatever the caller accumulates from them is the same
+    sum, to the last bit, on any number of threads. At most ``2 workers`` results wait
+    at once (memory stays bounded whatever the number of items); the first exception
+    propagates."""
+    if workers <= 1 or len(items) < 2 or _in_worker():
+        for item in items:
+            yield work(item)
+        return
+    task = _as_worker(work)
+    with ThreadPoolExecutor(min(workers, len(items))) as pool:
+        pending: deque[Future[R]] = deque()
+        try:
+            for item in items:
+                pending.append(pool.submit(task, item))
+                if len(pending) >= 2 * workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()

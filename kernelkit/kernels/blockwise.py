@@ -22,6 +22,7 @@ puts its noise on the diagonal exactly as in ``k(X)``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any
 
@@ -30,6 +31,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from kernelkit._dask import check_row_chunked, import_dask, is_dask_array
 from kernelkit._memory import check_memory
+from kernelkit._threads import map_in_threads, one_blas_thread, resolve_n_jobs
 from kernelkit._validation import check_array, check_int, check_nonnegative_number
 from kernelkit.kernels.base import Kernel
 from kernelkit.kernels.names import resolve_kernel
@@ -263,22 +265,31 @@ def symmetric_block_product(kernel: Kernel, X: np.ndarray, V: np.ndarray, rows: 
 
     ``K`` is symmetric, so the block ``K_ij = kernel(X_i, X_j)`` above the diagonal serves
     both ``K_ij V_j`` and ``K_ji V_i = K_ij^T V_i``: half the kernel evaluations of a pass
-    by row blocks. Diagonal blocks are ``kernel(X_i)`` (a White term's noise). Memory is
-    one ``rows x rows`` block besides ``V`` and the result.
+    by row blocks. Diagonal blocks are ``kernel(X_i)`` (a White term's noise). The blocks
+    are shared out among threads (one per BLAS thread, each block evaluated and multiplied
+    on one), and their products added in a fixed order, so the result does not depend on
+    the thread count. Memory is about two blocks per thread besides ``V`` and the result.
     """
     n = len(X)
     out = np.zeros(V.shape, dtype=np.result_type(V.dtype, np.float64))
     starts = range(0, n, rows)
-    for i in starts:
-        si = slice(i, min(i + rows, n))
-        out[si] += kernel(X[si]) @ V[si]
-        for j in starts:
-            if j <= i:
-                continue
-            sj = slice(j, min(j + rows, n))
-            Kij = kernel(X[si], X[sj])
-            out[si] += Kij @ V[sj]
-            out[sj] += Kij.T @ V[si]
+    pairs = [(i, j) for i in starts for j in starts if j >= i]
+
+    def block(ij: tuple[int, int]) -> tuple[np.ndarray, np.ndarray | None]:
+        i, j = ij
+        si, sj = slice(i, min(i + rows, n)), slice(j, min(j + rows, n))
+        if i == j:
+            return kernel(X[si]) @ V[si], None
+        Kij = kernel(X[si], X[sj])
+        return Kij @ V[sj], Kij.T @ V[si]
+
+    workers = resolve_n_jobs(None)
+    with one_blas_thread() if workers > 1 and len(pairs) > 1 else contextlib.nullcontext():
+        products = map_in_threads(block, pairs, workers)
+        for (i, j), (upper, lower) in zip(pairs, products, strict=True):
+            out[i : i + rows] += upper
+            if lower is not None:
+                out[j : j + rows] += lower
     return out
 
 

@@ -10,12 +10,14 @@ of an exact GP at large ``n``; :attr:`KernelOperator.n_passes` counts them.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any
 
 import numpy as np
 
 from kernelkit._memory import check_memory
+from kernelkit._threads import map_in_threads, one_blas_thread, resolve_n_jobs
 from kernelkit._validation import check_array, check_int, check_nonnegative_number
 from kernelkit.kernels import Kernel, resolve_kernel
 from kernelkit.kernels.blockwise import symmetric_block_product
@@ -151,13 +153,25 @@ class KernelOperator:
         Xnew = check_array(Xnew, "X")
         V = np.asarray(V, dtype=np.float64)
         m = len(Xnew)
-        out = np.zeros((m, *V.shape[1:]))
         b = self.block_size
-        for i in range(0, m, b):
-            si = slice(i, min(i + b, m))
+        rows = [slice(i, min(i + b, m)) for i in range(0, m, b)]
+
+        def block(si: slice) -> np.ndarray:
+            part = np.zeros((si.stop - si.start, *V.shape[1:]))
             for sj in self._blocks():
-                out[si] += self.kernel(Xnew[si], self.X[sj]) @ V[sj]
-        return out
+                part += self.kernel(Xnew[si], self.X[sj]) @ V[sj]
+            return part
+
+        return np.concatenate([np.zeros((0, *V.shape[1:])), *self._map_blocks(block, rows)])
+
+    @staticmethod
+    def _map_blocks(block: Any, items: list[Any]) -> Any:
+        """``block(item)`` for each item in order, computed on the BLAS threads (one block
+        and one BLAS thread each), so that sums over them do not depend on the thread
+        count."""
+        workers = resolve_n_jobs(None)
+        with one_blas_thread() if workers > 1 and len(items) > 1 else contextlib.nullcontext():
+            yield from map_in_threads(block, items, workers)
 
     def rows(self, index: Any) -> np.ndarray:
         """The rows ``index`` of ``K`` (without the noise): ``kernel(X[index], X)``.
@@ -216,13 +230,18 @@ class KernelOperator:
                 f"A and B must have the same shape (n, r) with n = {n}, got {A.shape} and {B.shape}"
             )
         self.n_passes += 1
-        out = np.zeros(self.kernel.n_dims)
         blocks = self._blocks()
-        for a, si in enumerate(blocks):
-            Xi = self.X[si]
-            out += self.kernel.gradient_dot(Xi, A[si] @ B[si].T)
-            for sj in blocks[a + 1 :]:
-                W = A[si] @ B[sj].T
-                W += B[si] @ A[sj].T  # (W_ji)^T = (A_j B_i^T)^T
-                out += self.kernel.gradient_dot(Xi, W, self.X[sj])
+        pairs = [(si, sj) for a, si in enumerate(blocks) for sj in blocks[a:]]
+
+        def block(pair: tuple[slice, slice]) -> np.ndarray:
+            si, sj = pair
+            if si == sj:
+                return np.asarray(self.kernel.gradient_dot(self.X[si], A[si] @ B[si].T))
+            W = A[si] @ B[sj].T
+            W += B[si] @ A[sj].T  # (W_ji)^T = (A_j B_i^T)^T
+            return np.asarray(self.kernel.gradient_dot(self.X[si], W, self.X[sj]))
+
+        out = np.zeros(self.kernel.n_dims)
+        for part in self._map_blocks(block, pairs):
+            out += part
         return out
