@@ -15,6 +15,21 @@ Modes (``--mode``):
   a pivoted Cholesky, a uniform Nyström and a random-feature preconditioner of the same
   memory (``n x rank`` floats each: ``rank`` columns), at most ``--max-iter`` iterations.
 
+* ``large`` — ``--n`` (10^5) synthetic points, d = 5 (``sum sin(x_k)`` plus noise of
+  standard deviation 0.1, inputs uniform on ``[-3, 3]^5``), 10^4 test points: (1) the
+  exact posterior mean and variances with the hyperparameters fixed at those of a Cholesky
+  fit on 3000 of the points; (2) a full fit, pre-trained on ``--pretrain`` points and
+  refined by ``--refine`` full-data L-BFGS-B steps. Reported: time, passes over ``K``
+  (each ``O(n^2 d)``), CG iterations, LOVE steps, test RMSE and peak memory.
+* ``gpytorch`` — GPyTorch's exact GP (BBMM: CG, pivoted-Cholesky preconditioner,
+  stochastic Lanczos quadrature) on the CPU, in this process, beside ours, on the first
+  ``--n`` (20000) training rows of protein's split 0 with the same hyperparameters (a
+  Cholesky fit on 2000 rows), the same CG tolerance (``--tol``), probes (16) and
+  preconditioner rank (``--rank``): the time of one log-likelihood-and-gradient
+  evaluation, and of the predictive mean and variances at the test rows (GPyTorch's
+  ``fast_pred_var``, LOVE). GPyTorch computes in float32, its default, and holds ``K``
+  in memory; ours computes in float64 by blocks. Needs ``pip install torch==2.13.0
+  gpytorch`` (not in the ``bench`` extra: a CPU build of PyTorch is a separate file).
 * ``uci`` — split 0 of each UCI regression set, inputs and targets standardised on the
   training part, RBF ARD: the CG GP fitted (hyperparameters pre-trained by Cholesky on
   ``--pretrain`` training rows, then ``--refine`` full-data L-BFGS-B steps), the Cholesky
@@ -25,7 +40,9 @@ Modes (``--mode``):
   in its own process, ``ru_maxrss``).
 
 Usage: ``python benchmarks/gp_large.py --mode agreement [--n 10000]``,
+``python benchmarks/gp_large.py --mode large [--n 100000] [--pretrain 3000] [--refine 0]``,
 ``python benchmarks/gp_large.py --mode preconditioners [--rank 100] [--datasets pol,..]``
+``python benchmarks/gp_large.py --mode gpytorch [--n 20000] [--tol 0.01]``
 or ``python benchmarks/gp_large.py --mode uci [--datasets protein] [--pretrain 3000]
 [--refine 5]``.
 The last line is ``RESULT gp_large ...``.
@@ -127,6 +144,153 @@ def agreement(n: int, probe_seeds: int, tol: float) -> dict[str, float]:
         "ours_s": t_cg,
         "peer_s": t_dense,
     }
+
+
+def large(n: int, args: Any) -> None:
+    """The n = 10^5 synthetic problem: fixed-hyperparameter prediction, then a full fit."""
+    rng = np.random.default_rng(0)
+    d, m = 5, 10_000
+    X = rng.uniform(-3, 3, (n + m, d))
+    y = np.sin(X).sum(1) + 0.1 * rng.standard_normal(n + m)
+    X, Xt, y, yt = X[:n], X[n:], y[:n], y[n:]
+    sub = _subset_fit(X, y, 3000, 1)
+    print(
+        f"n = {n}, d = {d}; hyperparameters of a Cholesky fit on 3000 points: "
+        f"{sub.kernel_!r}, noise {sub.noise_:.4g}",
+        flush=True,
+    )
+    for label, kwargs in [
+        ("fixed hyperparameters", {"kernel": sub.kernel_, "noise": sub.noise_, "optimizer": None}),
+        (
+            f"full fit (pre-trained on {args.pretrain}, {args.refine} full-data steps)",
+            {
+                "kernel": RBF(lengthscale=np.ones(d)),
+                "pretrain_size": args.pretrain,
+                "refine_steps": args.refine,
+            },
+        ),
+    ]:
+        t0 = time.perf_counter()
+        gp = GaussianProcessRegressor(
+            solver="cg", tol=args.tol, max_iter=args.max_iter, random_state=0, **kwargs
+        ).fit(X, y)
+        t_fit = time.perf_counter() - t0
+        mean, std = gp.predict(Xt, return_std=True, include_noise=True)
+        total = time.perf_counter() - t0
+        rmse = float(np.sqrt(np.mean((mean - yt) ** 2)))
+        nll = float(np.mean(0.5 * np.log(2 * np.pi * std**2) + 0.5 * ((yt - mean) / std) ** 2))
+        print(
+            f"{label}: fit {t_fit:.0f} s, fit + predict (mean and std at {m} points) "
+            f"{total:.0f} s; {gp.n_kernel_passes_} passes over K, {gp.n_iter_} CG iterations "
+            f"in the final solve, LOVE {gp.love_.n_iter} steps (variance error "
+            f"{gp.love_.error:.2e}), preconditioner rank {gp.preconditioner_.rank_}; "
+            f"test RMSE {rmse:.4f} (noise sd 0.1), NLL {nll:.3f}; hyperparameters "
+            f"{gp.kernel_!r}, noise {gp.noise_:.4g}; peak {peak_rss_mb():.0f} MB",
+            flush=True,
+        )
+
+
+def gpytorch_peer(n: int, args: Any) -> None:
+    """One LML-and-gradient evaluation and one prediction, GPyTorch's and ours."""
+    import gpytorch
+    import torch
+
+    data = load_uci_regression("protein", split=0, standardize=True)
+    X, y, Xt, yt = data.X_train[:n], data.y_train[:n], data.X_test, data.y_test
+    d = X.shape[1]
+    sub = _subset_fit(X, y, 2000, 0)
+    kernel, noise = sub.kernel_, sub.noise_
+    print(f"protein, first {n} training rows; hyperparameters {kernel!r}, noise {noise:.4g}")
+    torch.set_num_threads(2)
+
+    class Exact(gpytorch.models.ExactGP):  # the model of GPyTorch's own examples
+        def __init__(self, tx: Any, ty: Any, likelihood: Any) -> None:
+            super().__init__(tx, ty, likelihood)
+            self.mean_module = gpytorch.means.ZeroMean()
+            self.covar_module = gpytorch.kernels.ScaleKernel(
+                gpytorch.kernels.RBFKernel(ard_num_dims=d)
+            )
+
+        def forward(self, x: Any) -> Any:
+            return gpytorch.distributions.MultivariateNormal(
+                self.mean_module(x), self.covar_module(x)
+            )
+
+    tx, ty, ttest = (torch.tensor(a, dtype=torch.float32) for a in (X, y, Xt))
+    likelihood = gpytorch.likelihoods.GaussianLikelihood()
+    model = Exact(tx, ty, likelihood)
+    model.covar_module.base_kernel.lengthscale = torch.tensor(kernel.lengthscale)
+    model.covar_module.outputscale = torch.tensor(float(kernel.variance))
+    likelihood.noise = torch.tensor(noise)
+    mll = gpytorch.mlls.ExactMarginalLogLikelihood(likelihood, model)
+    settings = [
+        gpytorch.settings.max_cholesky_size(0),  # CG and SLQ, never Cholesky
+        gpytorch.settings.cg_tolerance(args.tol),
+        gpytorch.settings.eval_cg_tolerance(args.tol),
+        gpytorch.settings.max_cg_iterations(args.max_iter),
+        gpytorch.settings.num_trace_samples(16),
+        gpytorch.settings.max_preconditioner_size(args.rank),
+    ]
+    import contextlib
+
+    with contextlib.ExitStack() as stack:
+        for s in settings:
+            stack.enter_context(s)
+        model.train()
+        likelihood.train()
+        t0 = time.perf_counter()
+        loss = -mll(model(tx), ty)
+        loss.backward()
+        t_peer = time.perf_counter() - t0
+        model.eval()
+        likelihood.eval()
+        t0 = time.perf_counter()
+        with torch.no_grad(), gpytorch.settings.fast_pred_var():
+            pred = likelihood(model(ttest))
+            pm, pv = pred.mean.numpy(), pred.variance.numpy()
+        t_peer_pred = time.perf_counter() - t0
+    peer_lml = -float(loss) * n
+    peer_rmse = float(np.sqrt(np.mean((pm - yt) ** 2)))
+    print(
+        f"GPyTorch {gpytorch.__version__} (torch {torch.__version__}, 2 threads, float32): "
+        f"LML+gradient {t_peer:.1f} s (LML {peer_lml:.1f}); prediction {t_peer_pred:.1f} s, "
+        f"test RMSE {peer_rmse:.4f}, mean variance {pv.mean():.4f}",
+        flush=True,
+    )
+
+    op = KernelOperator(kernel, X, noise)
+    W = np.random.default_rng(0).choice([-1.0, 1.0], size=(n, 16))
+    t0 = time.perf_counter()
+    M = PivotedCholesky(rank=args.rank).fit(kernel, X, noise)
+    est = krylov_likelihood(
+        op, y, W, M, fit_noise=True, eval_gradient=True, tol=args.tol, max_iter=args.max_iter
+    )
+    t_ours = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    gp = GaussianProcessRegressor(
+        kernel,
+        noise=noise,
+        optimizer=None,
+        solver="cg",
+        tol=args.tol,
+        max_iter=args.max_iter,
+        preconditioner=PivotedCholesky(rank=args.rank),
+        random_state=0,
+    ).fit(X, y)
+    mean, std = gp.predict(Xt, return_std=True, include_noise=True)
+    t_ours_pred = time.perf_counter() - t0
+    rmse = float(np.sqrt(np.mean((mean - yt) ** 2)))
+    print(
+        f"kernelkit (float64, blocks): LML+gradient {t_ours:.1f} s (LML {est.value:.1f}, "
+        f"{est.cg.n_iter} CG iterations); solve + LOVE + prediction {t_ours_pred:.1f} s "
+        f"({gp.love_.n_iter} LOVE steps), test RMSE {rmse:.4f}, mean variance "
+        f"{np.mean(std**2):.4f}; peak {peak_rss_mb():.0f} MB",
+        flush=True,
+    )
+    print(
+        f"ratio GPyTorch / kernelkit: LML+gradient {t_peer / t_ours:.2f}, "
+        f"prediction {t_peer_pred / t_ours_pred:.2f}"
+    )
 
 
 def preconditioners(names: list[str], rank: int, max_iter: int) -> dict[str, float]:
@@ -263,14 +427,18 @@ def uci(names: list[str], args: Any) -> None:
 
 def main() -> None:
     p = parser(__doc__)
-    p.add_argument("--mode", choices=("agreement", "preconditioners", "uci"), default="agreement")
+    p.add_argument(
+        "--mode",
+        choices=("agreement", "gpytorch", "large", "preconditioners", "uci"),
+        default="agreement",
+    )
     p.add_argument("--one", default=None, help=argparse.SUPPRESS)
     p.add_argument("--theta-file", default=None, help=argparse.SUPPRESS)
     p.add_argument("--max-iter", type=int, default=300)
     p.add_argument("--pretrain", type=int, default=3000)
     p.add_argument("--refine", type=int, default=5)
     p.add_argument("--rf-components", type=int, default=2048)
-    p.add_argument("--n", type=int, default=10_000)
+    p.add_argument("--n", type=int, default=None, help="10^4 (agreement) or 10^5 (large)")
     p.add_argument("--probe-seeds", type=int, default=10)
     p.add_argument("--tol", type=float, default=1e-4)
     p.add_argument("--rank", type=int, default=100)
@@ -285,8 +453,14 @@ def main() -> None:
     if args.mode == "uci":
         uci(args.datasets.split(","), args)
         return
+    if args.mode == "gpytorch":
+        gpytorch_peer(args.n or 20_000, args)
+        return
+    if args.mode == "large":
+        large(args.n or 100_000, args)
+        return
     if args.mode == "agreement":
-        n = 2000 if args.quick else args.n
+        n = 2000 if args.quick else (args.n or 10_000)
         out = agreement(n, 2 if args.quick else args.probe_seeds, args.tol)
         ours, peer = out.pop("ours_s"), out.pop("peer_s")
         print(result_line("gp_large", peer / ours, ours, peer, mode="agreement", **out))

@@ -69,8 +69,8 @@ class CGResult:
         zero column).
     converged : bool
         Whether every column reached ``residual_norms <= tol``.
-    tol : float
-        The relative residual asked for.
+    tol : float or ndarray of shape (r,)
+        The relative residual asked for (of each column, when they differ).
     max_iter : int
         The iteration limit.
     alphas, betas : list of ndarray
@@ -86,7 +86,7 @@ class CGResult:
     n_iter_each: np.ndarray
     residual_norms: np.ndarray
     converged: bool
-    tol: float
+    tol: float | np.ndarray
     max_iter: int
     alphas: list[np.ndarray]
     betas: list[np.ndarray]
@@ -148,28 +148,38 @@ class LogdetEstimate:
 
 @dataclass(frozen=True)
 class LanczosResult:
-    """``k`` steps of Lanczos on ``A`` from a start ``b``: ``A Q ~ Q T``.
+    """``k`` steps of (block) Lanczos on ``A`` from a start ``b``: ``A Q ~ Q T``.
 
     Attributes
     ----------
-    basis : ndarray of shape (n, k)
-        Orthonormal ``Q`` (fully reorthogonalised).
-    diagonal, off_diagonal : ndarray of shape (k,) and (k - 1,)
-        The tridiagonal ``T = Q^T A Q``.
+    basis : ndarray of shape (n, m)
+        Orthonormal ``Q`` (fully reorthogonalised): ``m = k`` for a vector start, up to
+        ``k s`` for a block of ``s`` columns.
+    projection : ndarray of shape (m, m)
+        ``T = Q^T A Q`` (tridiagonal for a vector start, block tridiagonal for a block).
+    diagonal, off_diagonal : ndarray of shape (m,) and (m - 1,)
+        The diagonal and first off-diagonal of ``T``: its tridiagonal for a vector start.
     n_iter : int
-        ``k``, the products with ``A`` made (fewer than asked when the Krylov space
-        became invariant).
-    next_direction : ndarray of shape (n,) or None
-        ``A q_k - alpha_k q_k - beta_k q_{k-1}``, orthogonalised against ``Q``: where the
-        next step would go (``None`` once the space is invariant); :func:`lanczos` takes
-        the result back as ``previous`` to continue.
+        ``k``, the (block) products with ``A`` made (fewer than asked when the Krylov
+        space became invariant).
+    next_direction : ndarray of shape (n, s') or None
+        The orthonormal block (orthogonal to ``Q``) where the next step would go
+        (``None`` once the space is invariant); :func:`lanczos` takes the result back as
+        ``previous`` to continue.
     """
 
     basis: np.ndarray
-    diagonal: np.ndarray
-    off_diagonal: np.ndarray
+    projection: np.ndarray
     n_iter: int
     next_direction: np.ndarray | None = None
+
+    @property
+    def diagonal(self) -> np.ndarray:
+        return np.diag(self.projection).copy()
+
+    @property
+    def off_diagonal(self) -> np.ndarray:
+        return np.diag(self.projection, 1).copy()
 
 
 def _as_solve(preconditioner: Any) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -191,7 +201,7 @@ def mbcg(
     B: Any,
     *,
     preconditioner: Any = None,
-    tol: float = 1e-4,
+    tol: float | Any = 1e-4,
     max_iter: int = 1000,
     min_iter: int = 0,
     warn: bool = True,
@@ -213,8 +223,9 @@ def mbcg(
     preconditioner : object with ``solve`` or callable, optional
         ``M^-1`` applied to an ``(n, k)`` array, ``M`` symmetric positive definite (e.g.
         a fitted preconditioner of :mod:`kernelkit.linalg.preconditioners`).
-    tol : float, default=1e-4
-        Relative residual to reach, in ``(0, 1)``.
+    tol : float or array-like of shape (r,), default=1e-4
+        Relative residual to reach, in ``(0, 1)``; one per column lets columns that
+        need different accuracy share the products (each stops at its own).
     max_iter : int, default=1000
         Most iterations.
     min_iter : int, default=0
@@ -247,9 +258,9 @@ def mbcg(
     >>> res.n_iter, res.converged
     (2, True)
     """
-    tol = float(tol)
-    if not 0.0 < tol < 1.0:
-        raise ValueError(f"tol must be in (0, 1), got {tol!r}")
+    tols = np.asarray(tol, dtype=np.float64)
+    if tols.ndim > 1 or not np.all((tols > 0.0) & (tols < 1.0)):
+        raise ValueError(f"tol must be in (0, 1) (a number, or one per column), got {tol!r}")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     min_iter = check_int(min_iter, "min_iter", minimum=0)
     Minv = _as_solve(preconditioner)
@@ -261,6 +272,9 @@ def mbcg(
     if not np.isfinite(B2).all():
         raise ValueError("B contains NaN or infinity")
     n, r = B2.shape
+    if tols.ndim == 1 and tols.size != r:
+        raise ValueError(f"tol has {tols.size} entries for {r} right-hand sides")
+    tol_each = np.broadcast_to(tols, (r,))
     X = np.zeros_like(B2)
     bnorm = np.linalg.norm(B2, axis=0)
     R = B2.copy()
@@ -295,16 +309,18 @@ def mbcg(
             alphas[c].append(float(a))
             betas[c].append(float(b))
         n_each[active] = it
-        done = (rel[active] <= tol) & (it >= min_iter)
+        done = (rel[active] <= tol_each[active]) & (it >= min_iter)
         _check_curvature(rz_new + (rz_new == 0), f"the preconditioner of {name}")
         done |= rz_new == 0  # an exact solution (residual 0): nothing left to do
         active = active[~done]
-    converged = bool(np.all(rel <= tol))
+    short = rel > tol_each
+    converged = not bool(np.any(short))
     if not converged and warn:
         worst = float(np.max(rel))
+        asked = f"{float(tols):.3g}" if tols.ndim == 0 else f"{float(np.min(tols)):.3g} or more"
         warnings.warn(
-            f"conjugate gradients on {name} did not reach the relative residual {tol:.3g} "
-            f"within max_iter={max_iter} iterations: {int(np.sum(rel > tol))} of {r} "
+            f"conjugate gradients on {name} did not reach the relative residual {asked} "
+            f"within max_iter={max_iter} iterations: {int(np.sum(short))} of {r} "
             f"right-hand sides stopped at a residual up to {worst:.3g}. Raise max_iter, "
             "use a (stronger) preconditioner, or a larger noise",
             ConvergenceWarning,
@@ -316,7 +332,7 @@ def mbcg(
         n_iter_each=n_each,
         residual_norms=rel,
         converged=converged,
-        tol=tol,
+        tol=float(tols) if tols.ndim == 0 else tols.copy(),
         max_iter=max_iter,
         alphas=[np.asarray(a) for a in alphas],
         betas=[np.asarray(b) for b in betas],
@@ -497,38 +513,52 @@ def slq_logdet(
     return LogdetEstimate(value, se, t, terms, res)
 
 
+def _orthonormal_block(W: np.ndarray, floor: float) -> np.ndarray | None:
+    """An orthonormal basis of the columns of ``W`` (QR with column pivoting), without
+    the directions whose weight is at most ``floor`` (``None`` when none is left)."""
+    Qw, Rw, _ = scipy.linalg.qr(W, mode="economic", pivoting=True, check_finite=False)
+    keep = int(np.sum(np.abs(np.diag(Rw)) > floor))
+    return Qw[:, :keep] if keep else None
+
+
 def lanczos(
     matmat: MatMat,
     b: Any,
     n_iter: int,
     *,
-    tol: float = 1e-12,
+    tol: float = 1e-8,
     previous: LanczosResult | None = None,
 ) -> LanczosResult:
-    """``n_iter`` steps of Lanczos with full reorthogonalisation from ``b``.
+    """``n_iter`` steps of Lanczos with full reorthogonalisation from ``b``: a vector, or
+    a block of ``s`` columns (block Lanczos: each step one product with ``s`` columns).
 
-    ``Q`` spans the Krylov space ``K_k(A, b)`` and ``T = Q^T A Q`` is tridiagonal; the
-    loop stops early when the space becomes invariant (a new direction smaller than
-    ``tol`` times the operator's scale). Full reorthogonalisation (two passes of
-    Gram-Schmidt) keeps ``Q`` orthonormal to round-off, at ``O(n k^2)`` work.
+    ``Q`` spans the Krylov space ``K_k(A, b)`` and ``T = Q^T A Q``, computed from the
+    products themselves (tridiagonal for a vector, block tridiagonal for a block); the
+    loop stops early when the space becomes invariant (new directions smaller than
+    ``tol`` times the operator's scale are dropped). Full reorthogonalisation (two
+    passes of Gram-Schmidt) keeps ``Q`` orthonormal to round-off, at ``O(n m^2)`` work
+    for ``m`` basis vectors.
 
     Parameters
     ----------
     matmat : callable
         ``V -> A @ V``, ``A`` symmetric.
-    b : array-like of shape (n,)
-        The start (any non-zero vector); ignored when continuing ``previous``.
+    b : array-like of shape (n,) or (n, s)
+        The start (non-zero); ignored when continuing ``previous``.
     n_iter : int
         Steps ``k`` in all (including those of ``previous``).
-    tol : float, default=1e-12
-        The invariance threshold, relative to the largest diagonal entry of ``T``.
+    tol : float, default=1e-8
+        The invariance threshold, relative to the largest diagonal entry of ``T``: a new
+        direction whose norm after reorthogonalisation is below it is dropped, since
+        normalising what is mostly round-off would break the orthogonality of ``Q`` (at
+        about ``sqrt(eps)``, a direction kept is orthogonal to ``~sqrt(eps)``).
     previous : LanczosResult, optional
         A run to continue, from its ``next_direction``, without repeating its products.
 
     Returns
     -------
     LanczosResult
-        The basis, the tridiagonal and where the next step would go.
+        The basis, ``T`` and where the next step would go.
 
     Examples
     --------
@@ -537,57 +567,62 @@ def lanczos(
     >>> A = np.diag(np.arange(1.0, 11.0))
     >>> first = lanczos(lambda V: A @ V, np.ones(10), 4)
     >>> both = lanczos(lambda V: A @ V, None, 10, previous=first)
-    >>> both.n_iter, bool(np.allclose(np.sort(np.linalg.eigvalsh(
-    ...     np.diag(both.diagonal) + np.diag(both.off_diagonal, 1)
-    ...     + np.diag(both.off_diagonal, -1))), np.arange(1.0, 11.0)))
+    >>> both.n_iter, bool(np.allclose(np.linalg.eigvalsh(both.projection), np.arange(1.0, 11.0)))
     (10, True)
+    >>> start = np.random.default_rng(0).standard_normal((10, 2))  # a block of two
+    >>> block = lanczos(lambda V: A @ V, start, 3)
+    >>> block.basis.shape, bool(np.allclose(block.basis.T @ A @ block.basis, block.projection))
+    ((10, 6), True)
     """
     if previous is None:
-        b = np.asarray(b, dtype=np.float64)
-        if b.ndim != 1 or not np.isfinite(b).all():
-            raise ValueError("b must be a finite vector")
-        norm = float(np.linalg.norm(b))
-        if norm == 0:
+        B = np.asarray(b, dtype=np.float64)
+        B = B[:, None] if B.ndim == 1 else B
+        if B.ndim != 2 or not np.isfinite(B).all():
+            raise ValueError("b must be a finite vector or matrix")
+        if not np.any(B):
             raise ValueError("b must not be zero")
-        n = b.size
-        diag: list[float] = []
-        off: list[float] = []
-        start = b / norm
+        n = B.shape[0]
+        T = np.zeros((0, 0))
+        m = 0
         done = 0
+        nxt = _orthonormal_block(B, 1e-12 * float(np.max(np.linalg.norm(B, axis=0))))
+        Q = np.empty((n, 0))
+        scale = 0.0
     else:
-        n = previous.basis.shape[0]
-        diag = list(previous.diagonal)
-        off = list(previous.off_diagonal)
-        done = previous.n_iter
-        if previous.next_direction is None:
+        Q, T, done = previous.basis, previous.projection, previous.n_iter
+        nxt = previous.next_direction
+        n, m = Q.shape
+        scale = float(np.max(np.abs(np.diag(T)), initial=0.0))
+        if nxt is None:
             return previous
-        beta = float(np.linalg.norm(previous.next_direction))
-        off.append(beta)
-        start = previous.next_direction / beta
-    k = min(check_int(n_iter, "n_iter", minimum=1), n)
+    k = check_int(n_iter, "n_iter", minimum=1)
     if k <= done:
         return previous  # type: ignore[return-value]
-    Q = np.empty((n, k))
-    if previous is not None:
-        Q[:, :done] = previous.basis
-    Q[:, done] = start
-    scale = max((abs(a) for a in diag), default=0.0)
-    nxt: np.ndarray | None = None
-    for j in range(done, k):
-        w = np.asarray(matmat(Q[:, j : j + 1]), dtype=np.float64).reshape(n)
-        a = float(Q[:, j] @ w)
-        diag.append(a)
-        scale = max(scale, abs(a))
-        for _ in range(2):  # two passes: orthogonal to round-off
-            w -= Q[:, : j + 1] @ (Q[:, : j + 1].T @ w)
-        beta = float(np.linalg.norm(w))
-        if beta <= tol * max(scale, 1e-300) or j + 1 == n:
+    assert nxt is not None
+    width = nxt.shape[1]
+    cap = min(n, m + width * (k - done))
+    basis = np.empty((n, cap))
+    basis[:, :m] = Q
+    proj = np.zeros((cap, cap))
+    proj[:m, :m] = T
+    steps = done
+    while steps < k and nxt is not None:
+        s = min(nxt.shape[1], cap - m)
+        block = nxt[:, :s]
+        basis[:, m : m + s] = block
+        W = np.asarray(matmat(block), dtype=np.float64).reshape(n, s)
+        steps += 1
+        Qm = basis[:, : m + s]
+        H = Qm.T @ W  # column block of T: Q^T A q
+        proj[: m + s, m : m + s] = H
+        proj[m : m + s, :m] = H[:m].T
+        proj[m : m + s, m : m + s] = 0.5 * (H[m:] + H[m:].T)
+        scale = max(scale, float(np.max(np.abs(np.diag(H[m:])))))
+        m += s
+        if m >= n:  # the whole space
             nxt = None
             break
-        nxt = w
-        if j + 1 == k:
-            break
-        off.append(beta)
-        Q[:, j + 1] = w / beta
-    m = len(diag)
-    return LanczosResult(Q[:, :m].copy(), np.asarray(diag), np.asarray(off[: m - 1]), m, nxt)
+        W -= Qm @ H
+        W -= Qm @ (Qm.T @ W)  # the second pass: orthogonal to round-off
+        nxt = _orthonormal_block(W, tol * max(scale, 1e-300))
+    return LanczosResult(basis[:, :m].copy(), proj[:m, :m].copy(), steps, nxt)

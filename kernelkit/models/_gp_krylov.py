@@ -17,11 +17,14 @@ With ``K_y = K + noise I``, preconditioner ``M`` and fixed Rademacher vectors ``
 The probes are drawn once per fit, so the objective is a deterministic function of the
 hyperparameters (common random numbers) that L-BFGS-B can search.
 
-LOVE (Pleiss et al. 2018): ``k`` Lanczos steps on the preconditioned ``M^-1/2 K_y M^-1/2 ~
+LOVE (Pleiss et al. 2018): Lanczos steps on the preconditioned ``M^-1/2 K_y M^-1/2 ~
 Q T Q^T`` (plus the identity on the complement of ``Q``, where a good preconditioner leaves
 the spectrum near 1) give ``K_y^-1 ~ M^-1 + M^-1/2 Q (T^-1 - I) Q^T M^-1/2``, so a predictive
-variance ``k_** - k_*^T K_y^-1 k_*`` costs ``O(n (k + rank M))`` per test point: about what
-its mean costs.
+variance ``k_** - k_*^T K_y^-1 k_*`` costs ``O(n (k + rank M))`` per test point (``k`` the
+columns of ``Q``): about what its mean costs. Pleiss et al. start from the mean's solve
+vector; here the start is a block of it and 15 rows of ``K`` (block Lanczos): each step
+is one pass over ``K`` whatever its width, and the rows of ``K`` are the directions a test
+point's ``k_*`` takes, so the variances converge in several times fewer passes.
 """
 
 from __future__ import annotations
@@ -143,6 +146,9 @@ class KrylovLikelihood:
         ``K_y^-1 y``.
     cg : CGResult
         The batched solve.
+    extra : ndarray of shape (n, e)
+        ``K_y^-1`` times the ``extra`` right-hand sides solved in the same batch (``e =
+        0`` without them).
     """
 
     value: float
@@ -151,6 +157,7 @@ class KrylovLikelihood:
     logdet_standard_error: float
     alpha: np.ndarray
     cg: CGResult
+    extra: np.ndarray
 
 
 def krylov_likelihood(
@@ -163,11 +170,18 @@ def krylov_likelihood(
     eval_gradient: bool,
     tol: float,
     max_iter: int,
+    extra: np.ndarray | None = None,
+    extra_tol: float | None = None,
 ) -> KrylovLikelihood:
     """The stochastic log marginal likelihood of ``y`` under ``op`` (``K + noise I``) with
     the fixed Rademacher vectors ``W`` (``(n, t)``), from one mBCG solve; ``preconditioner``
-    is fitted to ``op``'s kernel, inputs and noise (or ``None``)."""
+    is fitted to ``op``'s kernel, inputs and noise (or ``None``). ``extra`` (``(n, e)``)
+    are further right-hand sides solved in the same products, to ``extra_tol`` (``tol``
+    by default)."""
     n, t = W.shape
+    E = np.zeros((n, 0)) if extra is None else np.asarray(extra, dtype=np.float64)
+    tols = np.full(1 + t + E.shape[1], float(tol))
+    tols[1 + t :] = tol if extra_tol is None else extra_tol
     M = preconditioner
     Z = W if M is None else Spectrum.of(M, n, op.noise).sqrt_matmat(W)
     # solved for y / c, c a power of two at max|y| (exact), so that CG's inner products
@@ -176,14 +190,14 @@ def krylov_likelihood(
     c = math.ldexp(1.0, math.frexp(top)[1]) if top > 0 else 1.0
     res = mbcg(
         op.matmat,
-        np.column_stack([y / c, Z]),
+        np.column_stack([y / c, Z, E]),
         preconditioner=M,
-        tol=tol,
+        tol=tols,
         max_iter=max_iter,
         min_iter=min(10, n),
         name="K + noise*I",
     )
-    alpha, U = c * res.solution[:, 0], res.solution[:, 1:]
+    alpha, U = c * res.solution[:, 0], res.solution[:, 1 : 1 + t]
     terms = lanczos_quadrature(res, range(1, t + 1))
     logdet = float(np.mean(terms)) + (0.0 if M is None else float(M.logdet()))
     se = 0.0 if t >= n or t < 2 else float(np.std(terms, ddof=1) / math.sqrt(t))
@@ -199,7 +213,7 @@ def krylov_likelihood(
             trace = float(np.einsum("ij,ij->", U, V)) / t
             parts.append(np.array([op.noise * 0.5 * (float(alpha @ alpha) - trace)]))
         grad = np.concatenate(parts)
-    return KrylovLikelihood(value, grad, logdet, se, alpha, res)
+    return KrylovLikelihood(value, grad, logdet, se, alpha, res, res.solution[:, 1 + t :])
 
 
 @dataclass(frozen=True)
@@ -214,13 +228,13 @@ class LoveCache:
         (``(n, r)``) and ``1 / sqrt(lambda + noise) - 1 / sqrt(noise)``.
     sqrt_noise : float
     Q : ndarray of shape (n, k)
-        The Lanczos basis of ``M^-1/2 K_y M^-1/2``.
+        The block Lanczos basis of ``M^-1/2 K_y M^-1/2``.
     UQ : ndarray of shape (r, k)
         ``U^T Q``.
     C : ndarray of shape (k, k)
-        ``T^-1 - I``.
+        ``T^-1 - I``, ``T = Q^T M^-1/2 K_y M^-1/2 Q``.
     n_iter : int
-        Lanczos steps (products with ``K_y``).
+        Block Lanczos steps (products with ``K_y``, one pass over ``K`` each).
     error : float
         The largest relative error of the variances at the check points (``inf`` before
         it was measured).
@@ -249,6 +263,41 @@ class LoveCache:
         return np.einsum("ij,ij->j", H, H) + np.einsum("ij,ij->j", G, self.C @ G)
 
 
+#: Training inputs at which :func:`love_cache` checks its variances.
+LOVE_CHECKS = 32
+#: Columns of the block Lanczos start of :func:`love_cache`: ``y`` and this many rows of
+#: ``K`` less one. Each step is one pass over ``K`` whatever the width, so a block
+#: reaches the accuracy of a single vector in several times fewer passes.
+_LOVE_BLOCK = 16
+#: Most memory the LOVE basis may take.
+_LOVE_BYTES = 2**30
+
+
+def love_max_vectors(n: int, max_iter: int) -> int:
+    """The most basis vectors of :func:`love_cache` for ``n`` training inputs: ``max_iter``
+    block steps, at most ``n`` and 1 GiB."""
+    return max(1, min(n, _LOVE_BLOCK * max_iter, _LOVE_BYTES // (8 * n)))
+
+
+#: The relative residual of the check's reference solves. CG's error in ``k^T K_y^-1 k``
+#: is ``|e|^2_K_y <= |r|^2 / noise`` for the residual ``r``, so this leaves ~1e-8
+#: ``|k|^2 / noise``, far below the check's 0.5 %.
+LOVE_CHECK_TOL = 1e-4
+
+
+def love_check_rows(
+    op: KernelOperator, random_state: Any, n_check: int = LOVE_CHECKS
+) -> tuple[np.ndarray, np.ndarray]:
+    """The training inputs (``n_check`` at random) where :func:`love_cache` checks its
+    variances, and their rows of ``K`` (``(n_check, n)``): solve ``K_y^-1`` on the rows'
+    transposes to ``LOVE_CHECK_TOL`` in the same batch as another solve to share its
+    products, and pass them as ``check``."""
+    n = len(op.X)
+    rng = np.random.default_rng(random_state)
+    idx = np.sort(rng.choice(n, min(n_check, n), replace=False))
+    return idx, op.rows(idx)
+
+
 def love_cache(
     op: KernelOperator,
     y: np.ndarray,
@@ -257,16 +306,20 @@ def love_cache(
     tol: float,
     max_iter: int,
     random_state: Any,
-    n_check: int = 32,
     rtol: float = 0.005,
+    check: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> LoveCache:
-    """Lanczos steps on the preconditioned operator, started at ``M^-1/2 y``, until the
-    variances at ``n_check`` random training inputs are within ``rtol`` of their values
-    by CG (one batched solve), doubling the steps from 50 up to ``max_iter`` or ``n``.
+    """Block Lanczos steps on the preconditioned operator, started at ``M^-1/2 [y,
+    K[j]^T ...]`` (``y`` and 15 rows of ``K`` at random training inputs), until the
+    variances at 32 other random training inputs are within ``rtol`` of their values by
+    CG, doubling the steps from 4 up to ``max_iter`` (or ``n`` vectors, or 1 GiB).
 
     The complement of the Krylov space is approximated by the identity, which is exact
     where the preconditioner is; the check measures what that costs, and the result keeps
-    the measured error (``error``) and warns when it stays above ``rtol``.
+    the measured error (``error``) and warns when it stays above ``rtol``. ``check`` is
+    ``(index, rows, solution)``: :func:`love_check_rows`'s inputs and rows with ``K_y^-1``
+    applied to the rows' transposes (``(n, m)``), when the caller solved them already;
+    otherwise they are solved here (``random_state`` picks the inputs).
     """
     noise = op.noise
     n = len(op.X)
@@ -281,33 +334,38 @@ def love_cache(
     def matmat(V: np.ndarray) -> np.ndarray:
         return base.inv_sqrt(op.matmat(base.inv_sqrt(V)))
 
-    # the check: exact (to tol) variances at a few training inputs
-    rng = np.random.default_rng(random_state)
-    idx = np.sort(rng.choice(n, min(n_check, n), replace=False))
-    Kc = op.rows(idx)
+    # the check: exact (to LOVE_CHECK_TOL) variances at a few training inputs
+    if check is None:
+        idx, Kc = love_check_rows(op, random_state)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            solution = mbcg(
+                op.matmat,
+                Kc.T,
+                preconditioner=preconditioner,
+                tol=min(tol, LOVE_CHECK_TOL),
+                max_iter=max_iter,
+            ).solution
+    else:
+        idx, Kc, solution = check
     prior = np.asarray(op.kernel.diag(op.X[idx]), dtype=np.float64)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        # tighter than the fit's tol: the reference must be more accurate than the check
-        sol = mbcg(
-            op.matmat,
-            Kc.T,
-            preconditioner=preconditioner,
-            tol=min(tol, 1e-6),
-            max_iter=max_iter,
-        )
-    exact = prior - np.einsum("ij,ji->i", Kc, sol.solution)
+    exact = prior - np.einsum("ij,ji->i", Kc, solution)
 
-    start = base.inv_sqrt(y[:, None])[:, 0]
+    # the start: y and the rows of K at LOVE_BLOCK - 1 other random training inputs (the
+    # directions a test point's k_* takes), all through M^-1/2
+    rng = np.random.default_rng(random_state)
+    others = np.setdiff1d(np.arange(n), idx)
+    chosen = np.sort(rng.choice(others, min(_LOVE_BLOCK - 1, others.size), replace=False))
+    start = base.inv_sqrt(np.column_stack([y, op.rows(chosen).T]))
     if not np.any(start):
-        start = np.ones(n)
-    cap = min(n, max_iter)
-    steps = min(50, cap)
+        start = np.ones((n, 1))
+    width = start.shape[1]
+    cap = max(1, min(max_iter, -(-love_max_vectors(n, max_iter) // width)))
+    steps = min(4, cap)
     lz = None
     while True:
         lz = lanczos(matmat, start, steps, previous=lz)
-        T = np.diag(lz.diagonal) + np.diag(lz.off_diagonal, 1) + np.diag(lz.off_diagonal, -1)
-        C = scipy.linalg.inv(T) - np.eye(lz.n_iter)
+        C = scipy.linalg.inv(lz.projection) - np.eye(lz.basis.shape[1])
         cache = LoveCache(U, d, sn, lz.basis, U.T @ lz.basis, C, lz.n_iter, math.inf)
         approx = prior - cache.reduction(Kc)
         floor = 1e-12 * float(np.max(prior, initial=0.0))
@@ -317,10 +375,10 @@ def love_cache(
         steps = min(2 * steps, cap)
     if error > rtol:
         warnings.warn(
-            f"the Lanczos (LOVE) cache of predictive variances reached {lz.n_iter} steps "
-            f"with variances at {idx.size} training inputs still off by up to "
-            f"{error:.2%} of their values; raise max_iter or use a stronger "
-            "preconditioner for more accurate return_std",
+            f"the Lanczos (LOVE) cache of predictive variances reached {lz.n_iter} block "
+            f"steps ({lz.basis.shape[1]} vectors) with variances at {idx.size} training "
+            f"inputs still off by up to {error:.2%} of their values; raise max_iter or use "
+            "a stronger preconditioner for more accurate return_std",
             ConvergenceWarning,
             stacklevel=3,
         )

@@ -44,11 +44,14 @@ from kernelkit.models._common import (
     validate_training_data,
 )
 from kernelkit.models._gp_krylov import (
+    LOVE_CHECK_TOL,
     PRECONDITIONERS,
     LoveCache,
     fitted_preconditioner,
     krylov_likelihood,
     love_cache,
+    love_check_rows,
+    love_max_vectors,
 )
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 from kernelkit.models._threads import LapackThreads
@@ -458,7 +461,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
     converged_ : bool
         Whether that solve reached ``tol`` (always True for Cholesky).
     cg_result_ : CGResult or None
-        The final CG solve (``solver_ == "cg"``): iterations, residuals, tolerance.
+        The final CG solve (``solver_ == "cg"``): iterations, residuals, tolerance. Its
+        columns are ``y``, the ``n_probes`` probes and the 32 rows of ``K`` whose
+        variances check the LOVE cache (solved to ``min(tol, 1e-4)``).
     n_kernel_passes_ : int
         Passes over ``K`` the fit made (0 with Cholesky): each ``O(n^2 d)``, the cost
         that dominates a large fit.
@@ -630,15 +635,21 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         ``alpha`` by a CG solve and the LOVE cache of predictive variances."""
         n = len(X)
         t = min(int(self.n_probes), n)
-        # the solve's seven (n, t + 1) arrays, a preconditioner factor and its eigenvectors
-        # (at most 512 MiB each), the Lanczos basis of the variances and their check
-        columns = 7 * (t + 1) + 2 * min(1000, 2**26 // n + 1) + min(n, self.max_iter) + 7 * 32
+        # the final solve's seven (n, t + 33) arrays (y, probes, the 32 checks of the
+        # variances), a preconditioner factor and its eigenvectors (at most 512 MiB each),
+        # the LOVE basis (at most 1 GiB) and a block step's products
+        columns = (
+            7 * (t + 33)
+            + 2 * min(1000, 2**26 // n + 1)
+            + love_max_vectors(n, int(self.max_iter))
+            + 3 * 16
+        )
         check_memory(
             8 * n * columns,
             f"{type(self).__name__}(solver='cg').fit on {n} samples ({columns} float64 "
             f"vectors of length {n})",
-            "lower max_iter (the Lanczos basis of the variances has up to max_iter "
-            "columns) or n_probes, or fit on fewer samples",
+            "lower max_iter (the basis of the variances has up to 16 max_iter columns) or "
+            "n_probes, or fit on fewer samples",
         )
         fit_noise = self._fit_noise
         rng = check_random_state(self.random_state)
@@ -709,14 +720,15 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 self.pretrain_theta_ = start.copy()
             steps = self.refine_steps
             if steps == 0:
-                value, grad = objective(start)
+                # the pretrained hyperparameters as they are: the final solve below gives
+                # their likelihood (no evaluation here, which would cost as much again)
                 result = scipy.optimize.OptimizeResult(
                     x=start,
-                    fun=value,
-                    jac=grad,
+                    fun=-math.inf,
+                    jac=None,
                     success=False,
                     nit=0,
-                    nfev=1,
+                    nfev=0,
                     message="refine_steps=0: the pretrained hyperparameters, not refined",
                 )
             else:
@@ -742,7 +754,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                         f"{result.projected_gradient:.3g} (it was {pg0:.3g} at the start); "
                         f"the objective went from {-result.fun0:.8g} to {-result.fun:.8g}"
                     )
-            if not np.isfinite(result.fun):
+            if not np.isfinite(result.fun) and result.nfev:
                 warnings.warn(
                     "the stochastic log marginal likelihood is not finite at the starting "
                     "hyperparameters (K + noise*I is not positive definite there), so "
@@ -756,7 +768,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                     ConvergenceWarning,
                     stacklevel=3,
                 )
-        if result is not None and np.isfinite(result.fun):
+        if result is not None and (np.isfinite(result.fun) or result.nfev == 0):
             theta = result.x
             if np.any(yn):
                 _warn_at_bounds(theta, bounds, names)
@@ -764,24 +776,49 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             theta = theta0
         k_theta, noise = self._split(theta, kernel, fixed_noise)
         kernel.theta = k_theta
-        if result is None or not np.isfinite(result.fun):
+        if result is None or not (np.isfinite(result.fun) or result.nfev == 0):
             noise = float(self.noise)
-        # the final solve, with the stochastic likelihood at the optimum (same probes)
+        # the final solve: the stochastic likelihood at the optimum (same probes) and, in
+        # the same products, the reference variances that check the LOVE cache
         op = KernelOperator(kernel, X, noise)
         M = fitted_preconditioner(self.preconditioner, kernel, X, noise, seed)
-        est = krylov_likelihood(
+        idx, rows = love_check_rows(op, seed)
+        with warnings.catch_warnings():
+            # a check column short of its tolerance is reported by the cache's own error
+            warnings.filterwarnings("ignore", "conjugate gradients", ConvergenceWarning)
+            est = krylov_likelihood(
+                op,
+                yn,
+                W,
+                M,
+                fit_noise=fit_noise,
+                eval_gradient=False,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                extra=rows.T,
+                extra_tol=min(self.tol, LOVE_CHECK_TOL),
+            )
+        residuals = est.cg.residual_norms[: W.shape[1] + 1]  # y's and the probes'
+        if not np.all(residuals <= self.tol):
+            warnings.warn(
+                f"conjugate gradients on K + noise*I did not reach the relative residual "
+                f"{self.tol:.3g} within max_iter={self.max_iter} iterations (residuals up to "
+                f"{float(np.max(residuals)):.3g}). Raise max_iter, use a (stronger) "
+                "preconditioner, or a larger noise",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        alpha = est.alpha
+        if result is not None and result.nfev == 0:
+            result.fun = -est.value
+        self.love_ = love_cache(
             op,
             yn,
-            W,
             M,
-            fit_noise=fit_noise,
-            eval_gradient=False,
             tol=self.tol,
-            max_iter=self.max_iter,
-        )
-        alpha = est.alpha
-        self.love_ = love_cache(
-            op, yn, M, tol=self.tol, max_iter=int(self.max_iter), random_state=seed
+            max_iter=int(self.max_iter),
+            random_state=seed,
+            check=(idx, rows, est.extra),
         )
         passes += op.n_passes
 
@@ -789,8 +826,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         self.jitter_ = 0.0
         self.log_marginal_likelihood_value_ = est.value
         self.cg_result_ = est.cg
-        self.n_iter_ = est.cg.n_iter
-        self.converged_ = est.cg.converged
+        self.n_iter_ = int(np.max(est.cg.n_iter_each[: W.shape[1] + 1]))
+        self.converged_ = bool(np.all(residuals <= self.tol))
         self.logdet_standard_error_ = est.logdet_standard_error
         self.n_kernel_passes_ = passes
         self.probes_ = W
@@ -873,7 +910,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             if not np.any(yn):
                 _warn_constant_targets(y, self.normalize_y)
             result = self._optimise(kernel, X, yn, start, bounds)
-        if result is not None and np.isfinite(result.fun):
+        if result is not None and (np.isfinite(result.fun) or result.nfev == 0):
             theta = result.x
             k_theta, noise = self._split(theta, kernel, None if fit_noise else float(self.noise))
             kernel.theta = k_theta

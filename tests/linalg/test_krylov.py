@@ -61,6 +61,26 @@ def test_columns_converge_separately_and_zero_columns_are_zero() -> None:
     assert res.n_iter_each[2] > 1
 
 
+def test_each_column_stops_at_its_own_tolerance() -> None:
+    A = _spd(80, 3, cond=1e4)
+    B = np.random.default_rng(4).standard_normal((80, 3))
+    res = mbcg(lambda X: A @ X, B, tol=[1e-2, 1e-6, 1e-10], max_iter=1000)
+    assert res.converged and np.all(res.residual_norms <= [1e-2, 1e-6, 1e-10])
+    assert res.n_iter_each[0] < res.n_iter_each[1] < res.n_iter_each[2] == res.n_iter
+    # a column alone at its tolerance takes the same steps as in the batch (up to one,
+    # where round-off puts a residual at the threshold) to the same solution (to what
+    # the tolerance and the condition number 1e4 leave)
+    alone = mbcg(lambda X: A @ X, B[:, 1], tol=1e-6, max_iter=1000)
+    assert abs(alone.n_iter - res.n_iter_each[1]) <= 1
+    np.testing.assert_allclose(res.solution[:, 1], alone.solution, rtol=1e-2)
+    exact = np.linalg.solve(A, B)
+    assert np.linalg.norm(res.solution[:, 2] - exact[:, 2]) <= 1e-5 * np.linalg.norm(exact[:, 2])
+    with pytest.raises(ValueError, match="tol has 2 entries for 3"):
+        mbcg(lambda X: A @ X, B, tol=[1e-2, 1e-3])
+    with pytest.raises(ValueError, match="tol must be in"):
+        mbcg(lambda X: A @ X, B, tol=[1e-2, 1.5, 1e-3])
+
+
 def test_cg_tridiagonal_is_the_lanczos_tridiagonal() -> None:
     n = 25
     A = _spd(n, 3)

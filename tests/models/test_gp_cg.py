@@ -55,7 +55,7 @@ def test_fixed_hyperparameters_agree_with_cholesky(kernel, preconditioner) -> No
     # the stochastic LML with 16 probes, within a few of its standard errors
     exact = dense.log_marginal_likelihood_value_
     assert abs(it.log_marginal_likelihood_value_ - exact) < 5 * it.logdet_standard_error_ + 1e-6
-    assert it.cg_result_.converged and it.cg_result_.tol == 1e-8
+    assert it.converged_ and it.cg_result_.converged and np.all(it.cg_result_.tol == 1e-8)
     assert it.n_kernel_passes_ > 0
 
 
@@ -129,6 +129,30 @@ def test_fit_reaches_the_cholesky_optimum() -> None:
     assert at_cg > best - 1e-2 * abs(best) - 1.0
     Xt = _data(100, 3, seed=5)[0]
     assert np.sqrt(np.mean((it.predict(Xt) - dense.predict(Xt)) ** 2)) < 0.05 * np.std(y)
+
+
+def test_pretraining_on_a_subset_then_refining() -> None:
+    X, y = _data(400, 2, seed=6)
+    kw = dict(kernel=RBF(lengthscale=np.ones(2)), solver="cg", tol=1e-5, random_state=1)
+    # refine_steps=0: the hyperparameters of the Cholesky fit on the subset, as they are,
+    # with no likelihood evaluation besides the final solve's
+    gp0 = GaussianProcessRegressor(pretrain_size=150, refine_steps=0, **kw).fit(X, y)
+    np.testing.assert_array_equal(gp0.theta_, gp0.pretrain_theta_)
+    assert gp0.optimizer_result_.nfev == 0 and not gp0.optimizer_result_.success
+    assert gp0.optimizer_result_.fun == -gp0.log_marginal_likelihood_value_
+    # the subset's hyperparameters are already near the full data's optimum
+    dense = GaussianProcessRegressor(RBF(lengthscale=np.ones(2)), solver="cholesky").fit(X, y)
+    at_pretrained = dense.log_marginal_likelihood(gp0.pretrain_theta_)
+    assert at_pretrained > dense.log_marginal_likelihood(np.zeros(4)) + 10.0
+    # two full-data steps from there: never below the start (same probes: one objective)
+    gp2 = GaussianProcessRegressor(pretrain_size=150, refine_steps=2, **kw).fit(X, y)
+    np.testing.assert_array_equal(gp2.pretrain_theta_, gp0.pretrain_theta_)
+    assert gp2.optimizer_result_.nit <= 2
+    assert gp2.optimizer_result_.fun <= gp2.optimizer_result_.fun0
+    assert gp2.log_marginal_likelihood_value_ >= gp0.log_marginal_likelihood_value_ - 1e-6
+    # pretrain_size >= n: an ordinary fit
+    full = GaussianProcessRegressor(pretrain_size=400, **kw).fit(X, y)
+    assert full.pretrain_theta_ is None
 
 
 def test_auto_solver_switches_on_n() -> None:
