@@ -56,6 +56,7 @@ def test_fixed_hyperparameters_agree_with_cholesky(kernel, preconditioner) -> No
     exact = dense.log_marginal_likelihood_value_
     assert abs(it.log_marginal_likelihood_value_ - exact) < 5 * it.logdet_standard_error_ + 1e-6
     assert it.converged_ and it.cg_result_.converged and np.all(it.cg_result_.tol == 1e-8)
+    assert 0.0 <= it.love_.complement <= 1.0 and it.love_.error <= 0.005
     assert it.n_kernel_passes_ > 0
 
 
