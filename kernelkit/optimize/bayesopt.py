@@ -61,7 +61,7 @@ __all__ = ["AcquisitionStep", "BayesianOptimizer", "OptimizationResult"]
 
 _INITIAL_DESIGNS = ("sobol", "lhs", "random")
 _BATCH_STRATEGIES = ("kriging_believer", "constant_liar")
-_LIES = {"min": np.min, "mean": np.mean, "max": np.max}
+_LIES: dict[str, Callable[[np.ndarray], Any]] = {"min": np.min, "mean": np.mean, "max": np.max}
 #: Perturbation scales (unit cube) of the extra search candidates around the incumbent.
 _LOCAL_SCALES = (1e-3, 1e-2, 1e-1)
 _LOCAL_PER_SCALE = 10
@@ -993,13 +993,13 @@ class BayesianOptimizer:
             value = math.nan
             error = error or f"objective returned {y!r}"
         atol = 1e-12 * float(np.max(hi - lo))
-        i = next(
-            (i for i, p in enumerate(self._pending) if np.allclose(x, p.x, rtol=0.0, atol=atol)),
+        asked = next(
+            (j for j, p in enumerate(self._pending) if np.allclose(x, p.x, rtol=0.0, atol=atol)),
             None,
         )
-        if i is not None:
+        if asked is not None:
             # an asked point: keep its exact unit-cube coordinates (same trajectory as run)
-            p = self._pending.pop(i)
+            p = self._pending.pop(asked)
             u, x, source, r = p.u, p.x, p.source, p.round
             acq_value, xi, t = p.acquisition, p.xi, time.perf_counter() - p.t_start
             if p.step is not None:
