@@ -175,10 +175,24 @@ class LanczosResult:
 
     @property
     def diagonal(self) -> np.ndarray:
+        """The diagonal of ``T``.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            ``T_jj``.
+        """
         return np.diag(self.projection).copy()
 
     @property
     def off_diagonal(self) -> np.ndarray:
+        """The first off-diagonal of ``T`` (the Lanczos ``beta_j`` for a vector start).
+
+        Returns
+        -------
+        ndarray of shape (m - 1,)
+            ``T_{j,j+1}``.
+        """
         return np.diag(self.projection, 1).copy()
 
 
