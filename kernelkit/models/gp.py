@@ -809,8 +809,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
                 stacklevel=3,
             )
         alpha = est.alpha
-        if result is not None and result.nfev == 0:
-            result.fun = -est.value
+        if result is not None and result.nfev == 0:  # the objective, as a search reports it
+            result.fun = -est.value - (kernel.log_prior()[0] if kernel.has_priors else 0.0)
         self.love_ = love_cache(
             op,
             yn,
