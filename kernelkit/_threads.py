@@ -8,6 +8,7 @@ on one BLAS thread (:func:`blas_threads_for`); large work keeps the caller's set
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -29,6 +30,7 @@ __all__ = [
     "blas_threads",
     "blas_threads_for",
     "map_in_threads",
+    "map_on_blas_threads",
     "one_blas_thread",
     "resolve_n_jobs",
     "run_in_threads",
@@ -146,3 +148,14 @@ def map_in_threads(work: Callable[[T], R], items: Sequence[T], workers: int) -> 
         finally:
             for future in pending:
                 future.cancel()
+
+
+def map_on_blas_threads(work: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+    """:func:`map_in_threads` with one worker per BLAS thread (capped at the CPU count),
+    each running its item on one BLAS thread: for blocks whose own products are thin, so
+    that the threads, not BLAS, share out the cores. Results come in the order of
+    ``items``."""
+    workers = resolve_n_jobs(None)
+    parallel = workers > 1 and len(items) > 1 and not _in_worker()
+    with one_blas_thread() if parallel else contextlib.nullcontext():
+        yield from map_in_threads(work, items, workers)

@@ -22,7 +22,6 @@ puts its noise on the diagonal exactly as in ``k(X)``.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from typing import Any
 
@@ -31,7 +30,7 @@ from scipy.sparse.linalg import LinearOperator
 
 from kernelkit._dask import check_row_chunked, import_dask, is_dask_array
 from kernelkit._memory import check_memory
-from kernelkit._threads import map_in_threads, one_blas_thread, resolve_n_jobs
+from kernelkit._threads import map_on_blas_threads
 from kernelkit._validation import check_array, check_int, check_nonnegative_number
 from kernelkit.kernels.base import Kernel
 from kernelkit.kernels.names import resolve_kernel
@@ -283,13 +282,11 @@ def symmetric_block_product(kernel: Kernel, X: np.ndarray, V: np.ndarray, rows: 
         Kij = kernel(X[si], X[sj])
         return Kij @ V[sj], Kij.T @ V[si]
 
-    workers = resolve_n_jobs(None)
-    with one_blas_thread() if workers > 1 and len(pairs) > 1 else contextlib.nullcontext():
-        products = map_in_threads(block, pairs, workers)
-        for (i, j), (upper, lower) in zip(pairs, products, strict=True):
-            out[i : i + rows] += upper
-            if lower is not None:
-                out[j : j + rows] += lower
+    products = map_on_blas_threads(block, pairs)
+    for (i, j), (upper, lower) in zip(pairs, products, strict=True):
+        out[i : i + rows] += upper
+        if lower is not None:
+            out[j : j + rows] += lower
     return out
 
 

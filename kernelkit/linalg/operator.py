@@ -10,14 +10,13 @@ of an exact GP at large ``n``; :attr:`KernelOperator.n_passes` counts them.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from typing import Any
 
 import numpy as np
 
 from kernelkit._memory import check_memory
-from kernelkit._threads import map_in_threads, one_blas_thread, resolve_n_jobs
+from kernelkit._threads import map_on_blas_threads
 from kernelkit._validation import check_array, check_int, check_nonnegative_number
 from kernelkit.kernels import Kernel, resolve_kernel
 from kernelkit.kernels.blockwise import symmetric_block_product
@@ -162,16 +161,7 @@ class KernelOperator:
                 part += self.kernel(Xnew[si], self.X[sj]) @ V[sj]
             return part
 
-        return np.concatenate([np.zeros((0, *V.shape[1:])), *self._map_blocks(block, rows)])
-
-    @staticmethod
-    def _map_blocks(block: Any, items: list[Any]) -> Any:
-        """``block(item)`` for each item in order, computed on the BLAS threads (one block
-        and one BLAS thread each), so that sums over them do not depend on the thread
-        count."""
-        workers = resolve_n_jobs(None)
-        with one_blas_thread() if workers > 1 and len(items) > 1 else contextlib.nullcontext():
-            yield from map_in_threads(block, items, workers)
+        return np.concatenate([np.zeros((0, *V.shape[1:])), *map_on_blas_threads(block, rows)])
 
     def rows(self, index: Any) -> np.ndarray:
         """The rows ``index`` of ``K`` (without the noise): ``kernel(X[index], X)``.
@@ -242,6 +232,6 @@ class KernelOperator:
             return np.asarray(self.kernel.gradient_dot(self.X[si], W, self.X[sj]))
 
         out = np.zeros(self.kernel.n_dims)
-        for part in self._map_blocks(block, pairs):
+        for part in map_on_blas_threads(block, pairs):
             out += part
         return out
