@@ -639,4 +639,6 @@ def lanczos(
         W -= Qm @ H
         W -= Qm @ (Qm.T @ W)  # the second pass: orthogonal to round-off
         nxt = _orthonormal_block(W, tol * max(scale, 1e-300))
-    return LanczosResult(basis[:, :m].copy(), proj[:m, :m].copy(), steps, nxt)
+    if m < cap:  # stopped early: do not keep the unused columns alive
+        basis, proj = basis[:, :m].copy(), proj[:m, :m].copy()
+    return LanczosResult(basis, proj, steps, nxt)

@@ -46,6 +46,7 @@ from kernelkit.models._common import (
 from kernelkit.models._gp_krylov import (
     LOVE_CHECK_TOL,
     PRECONDITIONERS,
+    KrylovLikelihood,
     LoveCache,
     fitted_preconditioner,
     krylov_likelihood,
@@ -666,23 +667,30 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         fixed_noise = None if fit_noise else float(self.noise)
         priors = work.has_priors
 
-        def evaluate(theta: np.ndarray, eval_gradient: bool) -> Any:
+        def likelihood(
+            op: KernelOperator, M: Any, eval_gradient: bool, **extra: Any
+        ) -> KrylovLikelihood:
+            # the search's evaluations and the final solve: same probes, same options
+            return krylov_likelihood(
+                op,
+                yn,
+                W,
+                M,
+                fit_noise=fit_noise,
+                eval_gradient=eval_gradient,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                **extra,
+            )
+
+        def evaluate(theta: np.ndarray, eval_gradient: bool) -> KrylovLikelihood:
             nonlocal passes
             k_theta, noise = self._split(theta, work, fixed_noise)
             work.theta = k_theta
             op = KernelOperator(work, X, noise)
             M = fitted_preconditioner(self.preconditioner, work, X, noise, seed)
             try:
-                return krylov_likelihood(
-                    op,
-                    yn,
-                    W,
-                    M,
-                    fit_noise=fit_noise,
-                    eval_gradient=eval_gradient,
-                    tol=self.tol,
-                    max_iter=self.max_iter,
-                )
+                return likelihood(op, M, eval_gradient)
             finally:
                 passes += op.n_passes
 
@@ -786,18 +794,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         with warnings.catch_warnings():
             # a check column short of its tolerance is reported by the cache's own error
             warnings.filterwarnings("ignore", "conjugate gradients", ConvergenceWarning)
-            est = krylov_likelihood(
-                op,
-                yn,
-                W,
-                M,
-                fit_noise=fit_noise,
-                eval_gradient=False,
-                tol=self.tol,
-                max_iter=self.max_iter,
-                extra=rows.T,
-                extra_tol=min(self.tol, LOVE_CHECK_TOL),
-            )
+            est = likelihood(op, M, False, extra=rows.T, extra_tol=min(self.tol, LOVE_CHECK_TOL))
         residuals = est.cg.residual_norms[: W.shape[1] + 1]  # y's and the probes'
         if not np.all(residuals <= self.tol):
             warnings.warn(
