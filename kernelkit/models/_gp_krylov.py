@@ -24,7 +24,7 @@ preconditioner leaves the spectrum near 1, ``0`` in Pleiss et al.'s Galerkin bou
 Q^T)) M^-1/2``, so a predictive
 variance ``k_** - k_*^T K_y^-1 k_*`` costs ``O(n (k + rank M))`` per test point (``k`` the
 columns of ``Q``): about what its mean costs. Pleiss et al. start from the mean's solve
-vector; here the start is a block of it and 15 rows of ``K`` (block Lanczos): each step
+vector; here the start is a block of it and 31 rows of ``K`` (block Lanczos): each step
 is one pass over ``K`` whatever its width, and the rows of ``K`` are the directions a test
 point's ``k_*`` takes, so the variances converge in several times fewer passes.
 """
@@ -276,9 +276,13 @@ class LoveCache:
 #: Training inputs at which :func:`love_cache` checks its variances.
 LOVE_CHECKS = 32
 #: Columns of the block Lanczos start of :func:`love_cache`: ``y`` and this many rows of
-#: ``K`` less one. Each step is one pass over ``K`` whatever the width, so a block
-#: reaches the accuracy of a single vector in several times fewer passes.
-_LOVE_BLOCK = 16
+#: ``K`` less one. Each step is one pass over ``K``, whose kernel evaluations cost about
+#: as much as its products with 30-50 columns on two cores, so a wide block reaches a
+#: given number of basis vectors in fewer, barely dearer passes (at n = 10^4, d = 5: the
+#: 0.5 % check met with 1024 vectors in 22 s at width 16, 15 s at 32, 12 s at 48).
+_LOVE_BLOCK = 32
+#: Basis vectors of :func:`love_cache` before its check may stop it.
+_LOVE_MIN_VECTORS = 256
 #: Most memory the LOVE basis may take.
 _LOVE_BYTES = 2**30
 
@@ -289,9 +293,11 @@ def love_max_vectors(n: int, max_iter: int) -> int:
     return max(1, min(n, _LOVE_BLOCK * max_iter, _LOVE_BYTES // (8 * n)))
 
 
-#: The relative residual of the check's reference solves. CG's error in ``k^T K_y^-1 k``
-#: is ``|e|^2_K_y <= |r|^2 / noise`` for the residual ``r``, so this leaves ~1e-8
-#: ``|k|^2 / noise``, far below the check's 0.5 %.
+#: The relative residual of the check's reference solves, ``K_y u = e_i``: a training
+#: input's latent variance is ``noise - noise^2 (K_y^-1)_ii`` (:func:`love_check_rows`),
+#: and CG's error in ``u_i`` is at most ``tol |u| <= tol / noise``, so this leaves
+#: ~1e-4 noise in the variance (measured: 5e-8 of it, where the form ``k_ii - k_i^T
+#: K_y^-1 k_i`` solved to the same residual was 30 % off).
 LOVE_CHECK_TOL = 1e-4
 
 
@@ -299,13 +305,26 @@ def love_check_rows(
     op: KernelOperator, random_state: Any, n_check: int = LOVE_CHECKS
 ) -> tuple[np.ndarray, np.ndarray]:
     """The training inputs (``n_check`` at random) where :func:`love_cache` checks its
-    variances, and their rows of ``K`` (``(n_check, n)``): solve ``K_y^-1`` on the rows'
-    transposes to ``LOVE_CHECK_TOL`` in the same batch as another solve to share its
-    products, and pass them as ``check``."""
+    variances, and their rows of ``K`` (``(n_check, n)``).
+
+    The reference variances need ``K_y^-1 e_i`` for the unit vectors of those inputs
+    (:func:`unit_columns`): since ``K k_i = K_y e_i - noise e_i``, the latent variance at
+    training input ``i`` is ``k_ii - k_i^T K_y^-1 k_i = noise - noise^2 (K_y^-1)_ii``.
+    That form has no cancellation between ``k_ii`` and ``k_i^T K_y^-1 k_i`` (equal to
+    many digits where the posterior is tight, so that a CG residual of 1e-4 on ``k_i``
+    can leave the difference 30 % off). Solve them to ``LOVE_CHECK_TOL`` in the same
+    batch as another solve to share its products, and pass them as ``check``."""
     n = len(op.X)
     rng = np.random.default_rng(random_state)
     idx = np.sort(rng.choice(n, min(n_check, n), replace=False))
     return idx, op.rows(idx)
+
+
+def unit_columns(n: int, idx: np.ndarray) -> np.ndarray:
+    """``[e_i for i in idx]``, ``(n, len(idx))``: the right-hand sides of the check."""
+    E = np.zeros((n, idx.size))
+    E[idx, np.arange(idx.size)] = 1.0
+    return E
 
 
 def love_cache(
@@ -320,17 +339,19 @@ def love_cache(
     check: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> LoveCache:
     """Block Lanczos steps on the preconditioned operator, started at ``M^-1/2 [y,
-    K[j]^T ...]`` (``y`` and 15 rows of ``K`` at random training inputs), until the
+    K[j]^T ...]`` (``y`` and 31 rows of ``K`` at random training inputs), until the
     variances at 32 other random training inputs are within ``rtol`` of their values by
-    CG, doubling the steps from 16 up to ``max_iter`` (or ``n`` vectors, or 1 GiB).
+    CG, doubling the steps from 8 (256 vectors) up to ``max_iter`` (or ``n`` vectors, or
+    1 GiB).
 
     The preconditioned inverse on the complement of the Krylov space is taken as ``c``
     times the identity, with ``c`` in ``[0, 1]`` fitted (least squares in relative
     variance) at 16 of the check points; the error is measured at all 32, and the result
     keeps it (``error``) and warns when it stays above ``rtol``. ``check`` is
-    ``(index, rows, solution)``: :func:`love_check_rows`'s inputs and rows with ``K_y^-1``
-    applied to the rows' transposes (``(n, m)``), when the caller solved them already;
-    otherwise they are solved here (``random_state`` picks the inputs).
+    ``(index, rows, solution)``: :func:`love_check_rows`'s inputs and rows, and ``K_y^-1``
+    applied to the inputs' unit vectors (:func:`unit_columns`; ``(n, m)``), when the
+    caller solved them already; otherwise they are solved here (``random_state`` picks
+    the inputs).
     """
     noise = op.noise
     n = len(op.X)
@@ -352,7 +373,7 @@ def love_cache(
             warnings.simplefilter("ignore", ConvergenceWarning)
             solution = mbcg(
                 op.matmat,
-                Kc.T,
+                unit_columns(n, idx),
                 preconditioner=preconditioner,
                 tol=min(tol, LOVE_CHECK_TOL),
                 max_iter=max_iter,
@@ -360,7 +381,8 @@ def love_cache(
     else:
         idx, Kc, solution = check
     prior = np.asarray(op.kernel.diag(op.X[idx]), dtype=np.float64)
-    exact = prior - np.einsum("ij,ji->i", Kc, solution)
+    # noise - noise^2 (K_y^-1)_ii, clipped at 0 where CG's error exceeds a tiny variance
+    exact = np.maximum(noise - noise**2 * solution[idx, np.arange(idx.size)], 0.0)
 
     # the start: y and the rows of K at LOVE_BLOCK - 1 other random training inputs (the
     # directions a test point's k_* takes), all through M^-1/2
@@ -373,7 +395,7 @@ def love_cache(
         start = np.ones((n, 1))
     width = start.shape[1]
     cap = max(1, min(max_iter, -(-love_max_vectors(n, max_iter) // width)))
-    steps = min(16, cap)  # 256 vectors at least: small problems are solved whole
+    steps = min(-(-_LOVE_MIN_VECTORS // width), cap)  # small problems are solved whole
     lz = None
     # c is fitted at the even check points and the error measured at all of them: the
     # odd ones keep the fit honest, the even ones keep the check as wide as before

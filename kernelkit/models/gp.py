@@ -53,6 +53,7 @@ from kernelkit.models._gp_krylov import (
     love_cache,
     love_check_rows,
     love_max_vectors,
+    unit_columns,
 )
 from kernelkit.models._predictive import GaussianPredictor, Spread, target_scaling
 from kernelkit.models._threads import LapackThreads
@@ -643,13 +644,13 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             7 * (t + 33)
             + 2 * min(1000, 2**26 // n + 1)
             + love_max_vectors(n, int(self.max_iter))
-            + 3 * 16
+            + 3 * 32
         )
         check_memory(
             8 * n * columns,
             f"{type(self).__name__}(solver='cg').fit on {n} samples ({columns} float64 "
             f"vectors of length {n})",
-            "lower max_iter (the basis of the variances has up to 16 max_iter columns) or "
+            "lower max_iter (the basis of the variances has up to 32 max_iter columns) or "
             "n_probes, or fit on fewer samples",
         )
         fit_noise = self._fit_noise
@@ -794,7 +795,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         with warnings.catch_warnings():
             # a check column short of its tolerance is reported by the cache's own error
             warnings.filterwarnings("ignore", "conjugate gradients", ConvergenceWarning)
-            est = likelihood(op, M, False, extra=rows.T, extra_tol=min(self.tol, LOVE_CHECK_TOL))
+            est = likelihood(
+                op, M, False, extra=unit_columns(n, idx), extra_tol=min(self.tol, LOVE_CHECK_TOL)
+            )
         residuals = est.cg.residual_norms[: W.shape[1] + 1]  # y's and the probes'
         if not np.all(residuals <= self.tol):
             warnings.warn(
