@@ -9,7 +9,9 @@ search, xi schedules, and test functions with known minima.
 Modules: :mod:`~kernelkit.optimize.acquisition`, :mod:`~kernelkit.optimize.surrogate`
 (posterior moments and their input gradients), :mod:`~kernelkit.optimize.schedules`,
 :mod:`~kernelkit.optimize.search`, :mod:`~kernelkit.optimize.bayesopt`,
-:mod:`~kernelkit.optimize.functions`, :mod:`~kernelkit.optimize.plots` and
+:mod:`~kernelkit.optimize.functions`, :mod:`~kernelkit.optimize.plots`,
+:mod:`~kernelkit.optimize.space` (real, integer and categorical search spaces),
+:mod:`~kernelkit.optimize.noisy_ei` (noisy expected improvement of batches) and
 :mod:`~kernelkit.optimize.cli`.
 
 The names below are imported on first use (PEP 562), so that the command line can import
@@ -56,7 +58,14 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "Schedule",
             "as_schedule",
         ],
+        "noisy_ei": [
+            "NoisyBatch",
+            "QNoisyExpectedImprovement",
+            "q_noisy_expected_improvement",
+            "suggest_noisy_batch",
+        ],
         "search": ["maximize_acquisition", "sobol_points"],
+        "space": ["Categorical", "Dimension", "Integer", "Real", "Space"],
         "surrogate": ["Posterior", "default_kernel", "posterior"],
     },
 )
