@@ -279,6 +279,19 @@ class _Interval(Dimension):
     _lo: float  # the ends of the mapped interval, logarithms where log-uniform
     _hi: float
 
+    def _finish(self, prior: Any, name: Any, low: Any, lo: float, hi: float) -> None:
+        """Check ``prior`` (``low`` as given, for the message) and ``name``, and map the
+        interval ``[lo, hi]`` onto ``[0, 1]``."""
+        self._prior = _check_prior(prior)
+        if self._prior == "log-uniform" and self._low <= 0:
+            raise ValueError(
+                f"low must be > 0 for prior='log-uniform' (the logarithm of the bounds is "
+                f"taken), got low={low!r}"
+            )
+        self._name = _check_name(name)
+        self._size = 1
+        self._set_map(lo, hi)
+
     def _set_map(self, lo: float, hi: float) -> None:
         self._log = self._prior == "log-uniform"
         self._lo, self._hi = (math.log(lo), math.log(hi)) if self._log else (lo, hi)
@@ -386,15 +399,7 @@ class Real(_Interval):
                 f"high - low overflows float64 for low={low!r}, high={high!r}; "
                 "rescale the dimension"
             )
-        self._prior = _check_prior(prior)
-        if self._prior == "log-uniform" and self._low <= 0:
-            raise ValueError(
-                f"low must be > 0 for prior='log-uniform' (the logarithm of the bounds is "
-                f"taken), got low={low!r}"
-            )
-        self._name = _check_name(name)
-        self._size = 1
-        self._set_map(self._low, self._high)
+        self._finish(prior, name, low, self._low, self._high)
 
     def _expected(self) -> str:
         return f"a number in [{self._low!r}, {self._high!r}]"
@@ -473,15 +478,7 @@ class Integer(_Interval):
         )
         if not self._low < self._high:
             raise ValueError(f"low must be < high, got low={low!r}, high={high!r}")
-        self._prior = _check_prior(prior)
-        if self._prior == "log-uniform" and self._low <= 0:
-            raise ValueError(
-                f"low must be > 0 for prior='log-uniform' (the logarithm of the bounds is "
-                f"taken), got low={low!r}"
-            )
-        self._name = _check_name(name)
-        self._size = 1
-        self._set_map(self._low - 0.5, self._high + 0.5)
+        self._finish(prior, name, low, self._low - 0.5, self._high + 0.5)
 
     @staticmethod
     def _check_bound(value: Any, arg: str) -> int:
