@@ -280,7 +280,7 @@ LOVE_CHECKS = 32
 #: as much as its products with 30-50 columns on two cores, so a wide block reaches a
 #: given number of basis vectors in fewer, barely dearer passes (at n = 10^4, d = 5: the
 #: 0.5 % check met with 1024 vectors in 22 s at width 16, 15 s at 32, 12 s at 48).
-_LOVE_BLOCK = 32
+LOVE_BLOCK = 32
 #: Basis vectors of :func:`love_cache` before its check may stop it.
 _LOVE_MIN_VECTORS = 256
 #: Most memory the LOVE basis may take.
@@ -290,7 +290,7 @@ _LOVE_BYTES = 2**30
 def love_max_vectors(n: int, max_iter: int) -> int:
     """The most basis vectors of :func:`love_cache` for ``n`` training inputs: ``max_iter``
     block steps, at most ``n`` and 1 GiB."""
-    return max(1, min(n, _LOVE_BLOCK * max_iter, _LOVE_BYTES // (8 * n)))
+    return max(1, min(n, LOVE_BLOCK * max_iter, _LOVE_BYTES // (8 * n)))
 
 
 #: The relative residual of the check's reference solves, ``K_y u = e_i``: a training
@@ -388,7 +388,7 @@ def love_cache(
     # directions a test point's k_* takes), all through M^-1/2
     rng = np.random.default_rng(random_state)
     others = np.setdiff1d(np.arange(n), idx)
-    chosen = np.sort(rng.choice(others, min(_LOVE_BLOCK - 1, others.size), replace=False))
+    chosen = np.sort(rng.choice(others, min(LOVE_BLOCK - 1, others.size), replace=False))
     rows = op.rows(chosen).T if chosen.size else np.zeros((n, 0))
     start = base.inv_sqrt(np.column_stack([y, rows]))
     if not np.any(start):

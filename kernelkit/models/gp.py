@@ -44,6 +44,7 @@ from kernelkit.models._common import (
     validate_training_data,
 )
 from kernelkit.models._gp_krylov import (
+    LOVE_BLOCK,
     LOVE_CHECK_TOL,
     PRECONDITIONERS,
     KrylovLikelihood,
@@ -644,13 +645,14 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             7 * (t + 33)
             + 2 * min(1000, 2**26 // n + 1)
             + love_max_vectors(n, int(self.max_iter))
-            + 3 * 32
+            + 3 * LOVE_BLOCK
         )
         check_memory(
             8 * n * columns,
             f"{type(self).__name__}(solver='cg').fit on {n} samples ({columns} float64 "
             f"vectors of length {n})",
-            "lower max_iter (the basis of the variances has up to 32 max_iter columns) or "
+            f"lower max_iter (the basis of the variances has up to {LOVE_BLOCK} max_iter "
+            "columns) or "
             "n_probes, or fit on fewer samples",
         )
         fit_noise = self._fit_noise
