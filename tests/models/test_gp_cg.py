@@ -286,3 +286,23 @@ def test_pathwise_samples_have_the_posterior_moments() -> None:
     np.testing.assert_allclose(S.var(axis=1), std**2, rtol=0.15)
     again = gp.sample_y(Xs, n_samples=3, random_state=1)
     np.testing.assert_array_equal(again, gp.sample_y(Xs, n_samples=3, random_state=1))
+
+
+def test_love_check_reference_has_no_cancellation() -> None:
+    """The check's reference ``noise - noise^2 (K_y^-1)_ii``, solved by CG to 1e-4, equals
+    the Cholesky variance at training inputs to 1e-3, on a smooth problem where the
+    posterior is tight (variance ~1e-3 of the prior)."""
+    from kernelkit.linalg.preconditioners import PivotedCholesky as PC
+    from kernelkit.models._gp_krylov import LOVE_CHECK_TOL, love_check_rows, unit_columns
+
+    X, _ = _data(600, 2)
+    kernel, noise = RBF(lengthscale=np.full(2, 2.0)), 1e-3
+    op = KernelOperator(kernel, X, noise)
+    idx, rows = love_check_rows(op, 0)
+    M = PC(rank=50).fit(kernel, X, noise)
+    u = mbcg(op.matmat, unit_columns(len(X), idx), preconditioner=M, tol=LOVE_CHECK_TOL)
+    ref = noise - noise**2 * u.solution[idx, np.arange(idx.size)]
+    K = kernel(X) + noise * np.eye(len(X))
+    exact = kernel.diag(X[idx]) - np.einsum("ij,ji->i", rows, np.linalg.solve(K, rows.T))
+    assert np.max(exact / kernel.diag(X[idx])) < 1e-2  # tight: where cancellation bites
+    np.testing.assert_allclose(ref, exact, rtol=1e-3)
