@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -172,6 +172,9 @@ class LanczosResult:
     projection: np.ndarray
     n_iter: int
     next_direction: np.ndarray | None = None
+    #: The array ``basis`` is the first columns of, when :func:`lanczos` was given a
+    #: ``capacity``: a continuation writes its new columns there instead of copying.
+    storage: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def diagonal(self) -> np.ndarray:
@@ -542,6 +545,7 @@ def lanczos(
     *,
     tol: float = 1e-8,
     previous: LanczosResult | None = None,
+    capacity: int | None = None,
 ) -> LanczosResult:
     """``n_iter`` steps of Lanczos with full reorthogonalisation from ``b``: a vector, or
     a block of ``s`` columns (block Lanczos: each step one product with ``s`` columns).
@@ -568,6 +572,12 @@ def lanczos(
         about ``sqrt(eps)``, a direction kept is orthogonal to ``~sqrt(eps)``).
     previous : LanczosResult, optional
         A run to continue, from its ``next_direction``, without repeating its products.
+    capacity : int, optional
+        Columns to allocate for the basis (at most ``n``), when a run is to be continued
+        step by step: the basis is then the first columns of one array
+        (:attr:`LanczosResult.storage`), which continuations fill in place while it has
+        room, so the basis is never copied (without it, each continuation copies the
+        basis into a larger array, and a run stopped early copies it to its size).
 
     Returns
     -------
@@ -587,6 +597,10 @@ def lanczos(
     >>> block = lanczos(lambda V: A @ V, start, 3)
     >>> block.basis.shape, bool(np.allclose(block.basis.T @ A @ block.basis, block.projection))
     ((10, 6), True)
+    >>> one = lanczos(lambda V: A @ V, np.ones(10), 1, capacity=10)
+    >>> two = lanczos(lambda V: A @ V, None, 2, previous=one)  # one more step, in place
+    >>> bool(np.shares_memory(one.basis, two.basis)), two.basis.shape
+    (True, (10, 2))
     """
     if previous is None:
         B = np.asarray(b, dtype=np.float64)
@@ -602,11 +616,13 @@ def lanczos(
         nxt = _orthonormal_block(B, 1e-12 * float(np.max(np.linalg.norm(B, axis=0))))
         Q = np.empty((n, 0))
         scale = 0.0
+        storage = None
     else:
         Q, T, done = previous.basis, previous.projection, previous.n_iter
         nxt = previous.next_direction
         n, m = Q.shape
         scale = float(np.max(np.abs(np.diag(T)), initial=0.0))
+        storage = previous.storage
         if nxt is None:
             return previous
     k = check_int(n_iter, "n_iter", minimum=1)
@@ -615,8 +631,18 @@ def lanczos(
     assert nxt is not None
     width = nxt.shape[1]
     cap = min(n, m + width * (k - done))
-    basis = np.empty((n, cap))
-    basis[:, :m] = Q
+    if capacity is not None:
+        capacity = min(n, max(cap, check_int(capacity, "capacity", minimum=1)))
+    if storage is not None and storage.shape[1] >= cap:
+        basis = storage  # the first m columns are Q already
+    elif capacity is not None or storage is not None:
+        # column-major: the columns not yet written are pages never touched, which the
+        # system does not back with memory
+        storage = basis = np.empty((n, max(cap, capacity or 0)), order="F")
+        basis[:, :m] = Q
+    else:
+        basis = np.empty((n, cap))
+        basis[:, :m] = Q
     proj = np.zeros((cap, cap))
     proj[:m, :m] = T
     steps = done
@@ -639,6 +665,8 @@ def lanczos(
         W -= Qm @ H
         W -= Qm @ (Qm.T @ W)  # the second pass: orthogonal to round-off
         nxt = _orthonormal_block(W, tol * max(scale, 1e-300))
+    if storage is not None:
+        return LanczosResult(storage[:, :m], proj[:m, :m].copy(), steps, nxt, storage)
     if m < cap:  # stopped early: do not keep the unused columns alive
         basis, proj = basis[:, :m].copy(), proj[:m, :m].copy()
     return LanczosResult(basis, proj, steps, nxt)

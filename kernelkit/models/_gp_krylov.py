@@ -58,32 +58,42 @@ PRECONDITIONERS = ("auto", "pivoted_cholesky", "nystrom", "random_features")
 
 @dataclass(frozen=True)
 class Spectrum:
-    """``M = U diag(lam) U^T + noise I`` (``U`` orthonormal, ``(n, r)``): the eigenvalue
-    view of a low-rank-plus-noise preconditioner ``L L^T + noise I`` (``L = U S V^T``,
-    ``lam = S^2``), for its square root and inverse square root."""
+    """``M = L L^T + noise I`` (``L``, ``(n, r)``, the preconditioner's own factor, not
+    copied) through the eigendecomposition ``L^T L = V diag(lam) V^T``: with ``U = L V
+    diag(lam)^-1/2`` orthonormal, ``M^p = U diag((lam + noise)^p - noise^p) U^T + noise^p
+    I = L W_p L^T + noise^p I`` with the ``r x r`` ``W_p = V diag(((lam + noise)^p -
+    noise^p) / lam) V^T``, so no ``(n, r)`` array besides ``L`` is ever formed."""
 
-    U: np.ndarray
+    L: np.ndarray
+    V: np.ndarray
     lam: np.ndarray
     noise: float
 
     @classmethod
     def of(cls, M: Preconditioner | None, n: int, noise: float) -> Spectrum:
-        """The spectrum of ``M`` from the ``k x k`` eigendecomposition of ``L^T L`` (``O(n
-        k^2)``; directions with eigenvalues at round-off are dropped: they change ``M``
+        """The spectrum of ``M`` from the ``r x r`` eigendecomposition of ``L^T L`` (``O(n
+        r^2)``; directions with eigenvalues at round-off are dropped: they change ``M``
         by less than its noise's round-off)."""
         if M is None or M.rank_ == 0:
-            return cls(np.zeros((n, 0)), np.zeros(0), noise)
+            return cls(np.zeros((n, 0)), np.zeros((0, 0)), np.zeros(0), noise)
         L = M.factor_
         lam, V = scipy.linalg.eigh(L.T @ L, check_finite=False)
         keep = lam > 1e-12 * max(float(lam[-1]), M.noise_)
-        U = (L @ V[:, keep]) / np.sqrt(lam[keep])
-        return cls(U, lam[keep], float(M.noise_))
+        return cls(L, V[:, keep], lam[keep], float(M.noise_))
+
+    def middle(self, p: float) -> np.ndarray:
+        """``W_p`` (``r x r``): ``M^p = L W_p L^T + noise^p I``. The differences
+        ``(lam + noise)^p - noise^p`` are taken as ``noise^p expm1(p log1p(lam /
+        noise))``, exact where ``lam`` is far below the noise."""
+        dp = self.noise**p * np.expm1(p * np.log1p(self.lam / self.noise))
+        return (self.V * (dp / self.lam)) @ self.V.T
 
     def power(self, V: np.ndarray, p: float) -> np.ndarray:
         """``M^p V`` (``p = 1/2`` or ``-1/2``)."""
-        base = self.noise**p
-        d = (self.lam + self.noise) ** p - base
-        return self.U @ (d[:, None] * (self.U.T @ V)) + base * V
+        out = self.noise**p * V
+        if self.lam.size:
+            out += self.L @ (self.middle(p) @ (self.L.T @ V))
+        return out
 
     def sqrt_matmat(self, V: np.ndarray) -> np.ndarray:
         """``M^1/2 V``."""
@@ -225,14 +235,13 @@ class LoveCache:
 
     Attributes
     ----------
-    U, d : ndarray
-        ``M^-1/2 = U diag(d) U^T + I / sqrt(noise)``: the preconditioner's eigenvectors
-        (``(n, r)``) and ``1 / sqrt(lambda + noise) - 1 / sqrt(noise)``.
+    L : ndarray of shape (n, r)
+        The preconditioner's factor, ``M = L L^T + noise I`` (the same array, not a copy).
+    W : ndarray of shape (r, r)
+        ``M^-1/2 = L W L^T + I / sqrt(noise)`` (:meth:`Spectrum.middle`).
     sqrt_noise : float
     Q : ndarray of shape (n, k)
         The block Lanczos basis of ``M^-1/2 K_y M^-1/2``.
-    UQ : ndarray of shape (r, k)
-        ``U^T Q``.
     C : ndarray of shape (k, k)
         ``T^-1 - c I``, ``T = Q^T M^-1/2 K_y M^-1/2 Q``.
     complement : float
@@ -248,11 +257,10 @@ class LoveCache:
         it was measured).
     """
 
-    U: np.ndarray
-    d: np.ndarray
+    L: np.ndarray
+    W: np.ndarray
     sqrt_noise: float
     Q: np.ndarray
-    UQ: np.ndarray
     C: np.ndarray
     n_iter: int
     error: float
@@ -260,7 +268,10 @@ class LoveCache:
 
     def inv_sqrt(self, V: np.ndarray) -> np.ndarray:
         """``M^-1/2 V``."""
-        return (self.U @ (self.d[:, None] * (self.U.T @ V))) + V / self.sqrt_noise
+        out = V / self.sqrt_noise
+        if self.W.size:
+            out += self.L @ (self.W @ (self.L.T @ V))
+        return out
 
     def reduction(self, Ks: np.ndarray, *, full: bool = False) -> np.ndarray:
         """``k_*^T K_y^-1 k_*`` for each row ``k_*`` of ``Ks`` (``(m, n)``), or with
@@ -341,8 +352,11 @@ def love_cache(
     """Block Lanczos steps on the preconditioned operator, started at ``M^-1/2 [y,
     K[j]^T ...]`` (``y`` and 31 rows of ``K`` at random training inputs), until the
     variances at 32 other random training inputs are within ``rtol`` of their values by
-    CG, doubling the steps from 8 (256 vectors) up to ``max_iter`` (or ``n`` vectors, or
-    1 GiB).
+    CG: 8 steps (256 vectors) first, then one at a time with the check after each (it
+    costs ``O(n m)`` per check point for ``m`` vectors, far less than a pass over ``K``),
+    up to ``max_iter`` steps (or ``n`` vectors, or 1 GiB). The basis fills one array
+    allocated for the most vectors, column by column (:func:`lanczos`'s ``capacity``):
+    it is never copied, and the columns never reached take no memory.
 
     The preconditioned inverse on the complement of the Krylov space is taken as ``c``
     times the identity, with ``c`` in ``[0, 1]`` fitted (least squares in relative
@@ -356,12 +370,9 @@ def love_cache(
     noise = op.noise
     n = len(op.X)
     spectrum = Spectrum.of(preconditioner, n, noise)
-    U, lam = spectrum.U, spectrum.lam
-    sn = math.sqrt(noise)
-    d = 1.0 / np.sqrt(lam + noise) - 1.0 / sn
-    base = LoveCache(
-        U, d, sn, np.zeros((n, 0)), np.zeros((U.shape[1], 0)), np.zeros((0, 0)), 0, math.inf
-    )
+    L, W = spectrum.L, spectrum.middle(-0.5)
+    sn = math.sqrt(spectrum.noise)  # M's own noise: base.inv_sqrt is M^-1/2 exactly
+    base = LoveCache(L, W, sn, np.zeros((n, 0)), np.zeros((0, 0)), 0, math.inf)
 
     def matmat(V: np.ndarray) -> np.ndarray:
         return base.inv_sqrt(op.matmat(base.inv_sqrt(V)))
@@ -396,6 +407,8 @@ def love_cache(
     width = start.shape[1]
     cap = max(1, min(max_iter, -(-love_max_vectors(n, max_iter) // width)))
     steps = min(-(-_LOVE_MIN_VECTORS // width), cap)  # small problems are solved whole
+    # one array for the whole basis, filled step by step (never copied)
+    capacity = min(n, cap * width)
     lz = None
     # c is fitted at the even check points and the error measured at all of them: the
     # odd ones keep the fit honest, the even ones keep the check as wide as before
@@ -405,7 +418,7 @@ def love_cache(
     H = base.inv_sqrt(Kc.T)
     h2 = np.einsum("ij,ij->j", H, H)
     while True:
-        lz = lanczos(matmat, start, steps, previous=lz)
+        lz = lanczos(matmat, start, steps, previous=lz, capacity=capacity)
         Tinv = scipy.linalg.inv(lz.projection)
         G = lz.basis.T @ H
         inside = np.einsum("ij,ij->j", G, Tinv @ G)  # the Krylov space's part
@@ -418,7 +431,7 @@ def love_cache(
         C = Tinv - c * np.eye(lz.basis.shape[1])
         if error <= rtol or steps >= cap or lz.next_direction is None:
             break
-        steps = min(2 * steps, cap)
+        steps += 1  # a check costs O(n m width), far less than the step's pass over K
     if error > rtol:
         warnings.warn(
             f"the Lanczos (LOVE) cache of predictive variances reached {lz.n_iter} block "
@@ -428,7 +441,7 @@ def love_cache(
             ConvergenceWarning,
             stacklevel=3,
         )
-    return LoveCache(U, d, sn, lz.basis, U.T @ lz.basis, C, lz.n_iter, error, c)
+    return LoveCache(L, W, sn, lz.basis, C, lz.n_iter, error, c)
 
 
 def fitted_preconditioner(

@@ -639,11 +639,12 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         n = len(X)
         t = min(int(self.n_probes), n)
         # the final solve's seven (n, t + 33) arrays (y, probes, the 32 checks of the
-        # variances), a preconditioner factor and its eigenvectors (at most 512 MiB each),
+        # variances), a preconditioner factor (at most 512 MiB) and one product with it,
         # the LOVE basis (at most 1 GiB) and a block step's products
         columns = (
             7 * (t + 33)
-            + 2 * min(1000, 2**26 // n + 1)
+            + min(1000, 2**26 // n + 1)
+            + t + 33
             + love_max_vectors(n, int(self.max_iter))
             + 3 * LOVE_BLOCK
         )
@@ -1276,7 +1277,10 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         kernel, Xt, love = self.kernel_, self.X_train_, self.love_
         assert love is not None
         n, m = len(Xt), len(X)
-        rows = max(1, min(m, (32 * 2**20) // (8 * n)))
+        # test points per block: the block's rows of K and two (n, rows) products with
+        # the cache, a quarter of the vectors the cache holds (at least 16, for BLAS)
+        held = love.Q.shape[1] + love.L.shape[1]
+        rows = max(1, min(m, max(16, held // 4)))
         mean = np.empty(m)
         var = np.empty(m) if what == "var" else None
         for i in range(0, m, rows):
