@@ -283,6 +283,16 @@ def symmetric_block_product(kernel: Kernel, X: np.ndarray, V: np.ndarray, rows: 
     return out
 
 
+def add_scaled(out: np.ndarray, V: np.ndarray, a: float) -> None:
+    """``out += a * V`` in place, eight columns at a time: the temporary is ``(n, 8)``,
+    not the size of ``V``."""
+    if V.ndim == 1:
+        out += a * V
+        return
+    for j in range(0, V.shape[1], 8):
+        out[:, j : j + 8] += a * V[:, j : j + 8]
+
+
 def noisy_block_product(
     kernel: Kernel, X: np.ndarray, V: Any, rows: int, noise: float
 ) -> np.ndarray:
@@ -294,7 +304,7 @@ def noisy_block_product(
     with np.errstate(over="ignore", invalid="ignore"):  # refused below, with the cause
         out = symmetric_block_product(kernel, X, V, rows)
         if noise:
-            out += noise * V
+            add_scaled(out, V, noise)
     if not np.isfinite(out).all():
         raise ValueError(
             "the product of the kernel operator with this vector overflows float64 "

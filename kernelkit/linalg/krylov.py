@@ -530,10 +530,15 @@ def slq_logdet(
     return LogdetEstimate(value, se, t, terms, res)
 
 
-def _orthonormal_block(W: np.ndarray, floor: float) -> np.ndarray | None:
+def _orthonormal_block(
+    W: np.ndarray, floor: float, *, overwrite: bool = False
+) -> np.ndarray | None:
     """An orthonormal basis of the columns of ``W`` (QR with column pivoting), without
-    the directions whose weight is at most ``floor`` (``None`` when none is left)."""
-    Qw, Rw, _ = scipy.linalg.qr(W, mode="economic", pivoting=True, check_finite=False)
+    the directions whose weight is at most ``floor`` (``None`` when none is left);
+    ``overwrite`` lets the factorisation use ``W``'s memory."""
+    Qw, Rw, _ = scipy.linalg.qr(
+        W, mode="economic", pivoting=True, check_finite=False, overwrite_a=overwrite
+    )
     keep = int(np.sum(np.abs(np.diag(Rw)) > floor))
     return Qw[:, :keep] if keep else None
 
@@ -664,7 +669,8 @@ def lanczos(
             break
         W -= Qm @ H
         W -= Qm @ (Qm.T @ W)  # the second pass: orthogonal to round-off
-        nxt = _orthonormal_block(W, tol * max(scale, 1e-300))
+        nxt = _orthonormal_block(W, tol * max(scale, 1e-300), overwrite=True)
+        del W  # overwritten: not kept alive through the next product
     if storage is not None:
         return LanczosResult(storage[:, :m], proj[:m, :m].copy(), steps, nxt, storage)
     if m < cap:  # stopped early: do not keep the unused columns alive

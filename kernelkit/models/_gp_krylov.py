@@ -41,6 +41,7 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 
 from kernelkit.kernels import Kernel
+from kernelkit.kernels.blockwise import add_scaled
 from kernelkit.linalg.krylov import CGResult, lanczos, lanczos_quadrature, mbcg
 from kernelkit.linalg.operator import KernelOperator
 from kernelkit.linalg.preconditioners import (
@@ -268,9 +269,10 @@ class LoveCache:
 
     def inv_sqrt(self, V: np.ndarray) -> np.ndarray:
         """``M^-1/2 V``."""
-        out = V / self.sqrt_noise
-        if self.W.size:
-            out += self.L @ (self.W @ (self.L.T @ V))
+        if not self.W.size:
+            return V / self.sqrt_noise
+        out = self.L @ (self.W @ (self.L.T @ V))
+        add_scaled(out, V, 1.0 / self.sqrt_noise)
         return out
 
     def reduction(self, Ks: np.ndarray, *, full: bool = False) -> np.ndarray:
@@ -288,10 +290,11 @@ class LoveCache:
 LOVE_CHECKS = 32
 #: Columns of the block Lanczos start of :func:`love_cache`: ``y`` and this many rows of
 #: ``K`` less one. Each step is one pass over ``K``, whose kernel evaluations cost about
-#: as much as its products with 30-50 columns on two cores, so a wide block reaches a
-#: given number of basis vectors in fewer, barely dearer passes (at n = 10^4, d = 5: the
-#: 0.5 % check met with 1024 vectors in 22 s at width 16, 15 s at 32, 12 s at 48).
-LOVE_BLOCK = 32
+#: as much as its products with tens of columns on two cores, so a wide block reaches a
+#: given number of basis vectors in fewer, barely dearer passes. At n = 10^4, d = 5 (the
+#: check met with 620-700 vectors, checked after every step): 13.3 s at width 32, 11.9 s
+#: at 48, 11.3 s at 64.
+LOVE_BLOCK = 64
 #: Basis vectors of :func:`love_cache` before its check may stop it.
 _LOVE_MIN_VECTORS = 256
 #: Most memory the LOVE basis may take.
@@ -350,10 +353,11 @@ def love_cache(
     check: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> LoveCache:
     """Block Lanczos steps on the preconditioned operator, started at ``M^-1/2 [y,
-    K[j]^T ...]`` (``y`` and 31 rows of ``K`` at random training inputs), until the
-    variances at 32 other random training inputs are within ``rtol`` of their values by
-    CG: 8 steps (256 vectors) first, then one at a time with the check after each (it
-    costs ``O(n m)`` per check point for ``m`` vectors, far less than a pass over ``K``),
+    K[j]^T ...]`` (``y`` and ``LOVE_BLOCK - 1`` rows of ``K`` at random training inputs),
+    until the variances at 32 other random training inputs are within ``rtol`` of their
+    values by CG: 256 vectors' worth of steps first, then one at a time with the check
+    after each (it costs ``O(n m)`` per check point for ``m`` vectors, far less than a
+    pass over ``K``),
     up to ``max_iter`` steps (or ``n`` vectors, or 1 GiB). The basis fills one array
     allocated for the most vectors, column by column (:func:`lanczos`'s ``capacity``):
     it is never copied, and the columns never reached take no memory.
@@ -400,11 +404,17 @@ def love_cache(
     rng = np.random.default_rng(random_state)
     others = np.setdiff1d(np.arange(n), idx)
     chosen = np.sort(rng.choice(others, min(LOVE_BLOCK - 1, others.size), replace=False))
-    rows = op.rows(chosen).T if chosen.size else np.zeros((n, 0))
-    start = base.inv_sqrt(np.column_stack([y, rows]))
+    block = np.empty((n, 1 + chosen.size))
+    block[:, 0] = y
+    if chosen.size:
+        block[:, 1:] = op.rows(chosen).T
+    start = base.inv_sqrt(block)
+    del block
     if not np.any(start):
         start = np.ones((n, 1))
     width = start.shape[1]
+    first: np.ndarray | None = start  # for the first call only: not kept alive after it
+    del start
     cap = max(1, min(max_iter, -(-love_max_vectors(n, max_iter) // width)))
     steps = min(-(-_LOVE_MIN_VECTORS // width), cap)  # small problems are solved whole
     # one array for the whole basis, filled step by step (never copied)
@@ -418,7 +428,8 @@ def love_cache(
     H = base.inv_sqrt(Kc.T)
     h2 = np.einsum("ij,ij->j", H, H)
     while True:
-        lz = lanczos(matmat, start, steps, previous=lz, capacity=capacity)
+        lz = lanczos(matmat, first, steps, previous=lz, capacity=capacity)
+        first = None
         Tinv = scipy.linalg.inv(lz.projection)
         G = lz.basis.T @ H
         inside = np.einsum("ij,ij->j", G, Tinv @ G)  # the Krylov space's part
