@@ -644,7 +644,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         columns = (
             7 * (t + 33)
             + min(1000, 2**26 // n + 1)
-            + t + 33
+            + t
+            + 33
             + love_max_vectors(n, int(self.max_iter))
             + 3 * LOVE_BLOCK
         )
@@ -1276,7 +1277,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         from the LOVE cache, by blocks of test points (``O(block n)`` memory)."""
         kernel, Xt, love = self.kernel_, self.X_train_, self.love_
         assert love is not None
-        n, m = len(Xt), len(X)
+        m = len(X)
         # test points per block: the block's rows of K and two (n, rows) products with
         # the cache, a quarter of the vectors the cache holds (at least 16, for BLAS)
         held = love.Q.shape[1] + love.L.shape[1]
