@@ -166,14 +166,15 @@ class LanczosResult:
         The orthonormal block (orthogonal to ``Q``) where the next step would go
         (``None`` once the space is invariant); :func:`lanczos` takes the result back as
         ``previous`` to continue.
+    storage : ndarray of shape (n, capacity) or None
+        The array ``basis`` is the first columns of, when :func:`lanczos` was given a
+        ``capacity`` (continuations fill it in place); ``None`` otherwise.
     """
 
     basis: np.ndarray
     projection: np.ndarray
     n_iter: int
     next_direction: np.ndarray | None = None
-    #: The array ``basis`` is the first columns of, when :func:`lanczos` was given a
-    #: ``capacity``: a continuation writes its new columns there instead of copying.
     storage: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property

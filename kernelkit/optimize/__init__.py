@@ -11,8 +11,13 @@ Modules: :mod:`~kernelkit.optimize.acquisition`, :mod:`~kernelkit.optimize.surro
 :mod:`~kernelkit.optimize.search`, :mod:`~kernelkit.optimize.bayesopt`,
 :mod:`~kernelkit.optimize.functions`, :mod:`~kernelkit.optimize.plots`,
 :mod:`~kernelkit.optimize.space` (real, integer and categorical search spaces),
-:mod:`~kernelkit.optimize.noisy_ei` (noisy expected improvement of batches) and
-:mod:`~kernelkit.optimize.cli`.
+:mod:`~kernelkit.optimize.noisy_ei` (noisy expected improvement of batches),
+:mod:`~kernelkit.optimize.mixed_search` (the acquisition search on integer and
+categorical spaces), :mod:`~kernelkit.optimize.minimize` (scikit-optimize's
+``gp_minimize`` and ``Optimizer``), :mod:`~kernelkit.optimize.bayes_search`
+(``BayesSearchCV``), :mod:`~kernelkit.optimize.callbacks` (stoppers and checkpoints),
+:mod:`~kernelkit.optimize.space_plots` (partial dependence and the evaluations' matrix)
+and :mod:`~kernelkit.optimize.cli`.
 
 The names below are imported on first use (PEP 562), so that the command line can import
 :mod:`kernelkit.optimize.cli` without loading SciPy and scikit-learn for every command.
@@ -38,7 +43,20 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "log_h",
             "noisy_incumbent",
         ],
+        "bayes_search": ["BayesSearchCV"],
         "bayesopt": ["AcquisitionStep", "BayesianOptimizer", "OptimizationResult"],
+        "callbacks": [
+            "CheckpointSaver",
+            "DeadlineStopper",
+            "DeltaXStopper",
+            "DeltaYStopper",
+            "EarlyStopper",
+            "check_callback",
+            "dump",
+            "load",
+            "point_distance",
+            "run_callbacks",
+        ],
         "functions": [
             "Ackley",
             "Branin",
@@ -58,14 +76,26 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "Schedule",
             "as_schedule",
         ],
+        "minimize": ["Optimizer", "gp_minimize"],
+        "mixed_search": ["maximize_on_space"],
         "noisy_ei": [
             "NoisyBatch",
             "QNoisyExpectedImprovement",
             "q_noisy_expected_improvement",
             "suggest_noisy_batch",
         ],
+        "plots": ["plot_convergence", "plot_regret_bands", "plot_step"],
         "search": ["maximize_acquisition", "sobol_points"],
         "space": ["Categorical", "Dimension", "Integer", "Real", "Space"],
-        "surrogate": ["Posterior", "default_kernel", "posterior"],
+        "space_plots": [
+            "PartialDependence1D",
+            "PartialDependence2D",
+            "dimension_grid",
+            "partial_dependence_1d",
+            "partial_dependence_2d",
+            "plot_evaluations",
+            "plot_objective",
+        ],
+        "surrogate": ["ObjectiveModel", "Posterior", "default_kernel", "posterior"],
     },
 )

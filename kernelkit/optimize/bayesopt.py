@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import special
+from scipy.optimize import LinearConstraint
 from scipy.stats import qmc
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from threadpoolctl import threadpool_limits
@@ -53,13 +55,15 @@ from kernelkit.optimize.acquisition import (
     get_acquisition,
     noisy_incumbent,
 )
+from kernelkit.optimize.mixed_search import maximize_on_space, snap
 from kernelkit.optimize.schedules import Schedule, as_schedule
 from kernelkit.optimize.search import _SOBOL_MAX_DIMS, maximize_acquisition, sobol_points
-from kernelkit.optimize.surrogate import default_kernel, posterior
+from kernelkit.optimize.space import Dimension, Space
+from kernelkit.optimize.surrogate import ObjectiveModel, default_kernel, posterior
 
 __all__ = ["AcquisitionStep", "BayesianOptimizer", "OptimizationResult"]
 
-_INITIAL_DESIGNS = ("sobol", "lhs", "random")
+_INITIAL_DESIGNS = ("sobol", "lhs", "halton", "random")
 _BATCH_STRATEGIES = ("kriging_believer", "constant_liar")
 _LIES: dict[str, Callable[[np.ndarray], Any]] = {"min": np.min, "mean": np.mean, "max": np.max}
 #: Perturbation scales (unit cube) of the extra search candidates around the incumbent.
@@ -116,31 +120,69 @@ def _check_box(bounds: np.ndarray) -> None:
         )
 
 
+def _near_rows(Z: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """Whether each row of ``Z`` is within ``_DUPLICATE`` (max-norm) of a row of ``U``."""
+    if Z.shape[0] == 0 or U.shape[0] == 0:
+        return np.zeros(Z.shape[0], dtype=bool)
+    out = np.empty(Z.shape[0], dtype=bool)
+    for i in range(0, Z.shape[0], 256):  # (256, n, D) differences at a time
+        block = np.abs(Z[i : i + 256, None, :] - U[None, :, :]).max(axis=2)
+        out[i : i + 256] = block.min(axis=1) <= _DUPLICATE
+    return out
+
+
 def _repeats(u: np.ndarray, U: np.ndarray) -> bool:
     """Whether ``u`` is within ``_DUPLICATE`` (max-norm, unit cube) of a row of ``U``."""
     return bool(U.shape[0] and np.min(np.max(np.abs(U - u), axis=1)) <= _DUPLICATE)
 
 
-def _evaluate(objective: Any, x: np.ndarray) -> tuple[float, str | None]:
-    """``objective(x)`` as a float, or ``nan`` and why it failed (runs on Dask workers too)."""
+def _outcome(raw: Any, n_constraints: int) -> tuple[float, np.ndarray]:
+    """What the objective returned as ``(value, constraint values)``: a real number when
+    ``n_constraints == 0``, else a pair ``(value, [c_1, ..., c_k])`` (a TypeError or
+    ValueError otherwise). Non-finite values are returned as they are."""
+    if n_constraints == 0:
+        return _real_number(raw, "the objective's value"), np.empty(0)
+    if not (isinstance(raw, (tuple, list)) and len(raw) == 2):
+        raise TypeError(
+            f"with n_outcome_constraints={n_constraints} the objective must return a pair "
+            f"(value, constraint_values), got {type(raw).__name__} {raw!r}"
+        )
+    value = _real_number(raw[0], "the objective's value")
+    try:
+        c = np.asarray(raw[1], dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"the constraint values must be {n_constraints} real numbers, got {raw[1]!r}"
+        ) from None
+    if c.shape != (n_constraints,):
+        raise ValueError(
+            f"the objective returned {c.size} constraint value(s), expected "
+            f"n_outcome_constraints={n_constraints}"
+        )
+    return value, c
+
+
+def _evaluate(objective: Any, x: Any, n_constraints: int = 0) -> tuple[Any, str | None]:
+    """``objective(x)`` as a float (a pair ``(float, constraint values)`` with
+    ``n_constraints``), or ``nan`` and why it failed (runs on Dask workers too)."""
     try:
         raw = objective(x.copy())  # a copy: the recorded point is the one evaluated
     except Exception as exc:  # a failed evaluation is data, not the end of the run
         return math.nan, f"{type(exc).__name__}: {exc}"
     try:
-        value = _real_number(raw, "the objective's value")  # "1.5" is a failure
+        value, c = _outcome(raw, n_constraints)  # "1.5" is a failure
     except (TypeError, ValueError) as exc:
         return math.nan, str(exc)
-    if not math.isfinite(value):
-        return math.nan, f"objective returned {value}"
-    return value, None
+    if not (math.isfinite(value) and np.isfinite(c).all()):
+        return math.nan, f"objective returned {raw!r}"
+    return (value if n_constraints == 0 else (value, c)), None
 
 
-def _evaluator(objective: Any, client: Any) -> Callable[[np.ndarray], list]:
+def _evaluator(objective: Any, client: Any, n_constraints: int = 0) -> Callable[[Any], list]:
     """A function evaluating the rows of ``X``: here, one after another, or as one Dask
     task each on ``client``'s cluster."""
     if client is None:
-        return lambda X: [_evaluate(objective, x) for x in X]
+        return lambda X: [_evaluate(objective, x, n_constraints) for x in X]
     from kernelkit.distributed.client import import_distributed
 
     distributed = import_distributed("run(client=...)")
@@ -151,7 +193,7 @@ def _evaluator(objective: Any, client: Any) -> Callable[[np.ndarray], list]:
 
     def on_cluster(X: np.ndarray) -> list:
         try:
-            futures = [client.submit(_evaluate, objective, x, pure=False) for x in X]
+            futures = [client.submit(_evaluate, objective, x, n_constraints, pure=False) for x in X]
         except Exception as exc:  # what Dask raises when it cannot pickle the objective
             raise TypeError(
                 "the objective could not be sent to the Dask workers; with a client it must "
@@ -161,6 +203,53 @@ def _evaluator(objective: Any, client: Any) -> Callable[[np.ndarray], list]:
         return client.gather(futures)
 
     return on_cluster
+
+
+def _space_from(bounds: Any) -> Space | None:
+    """``bounds`` as a :class:`Space` when it is one, a dict of dimensions, or a list with
+    a :class:`Dimension` in it; ``None`` for a box of ``(low, high)`` pairs."""
+    if isinstance(bounds, Space):
+        return bounds
+    if isinstance(bounds, dict) or (
+        isinstance(bounds, (list, tuple)) and any(isinstance(b, Dimension) for b in bounds)
+    ):
+        return Space(bounds)
+    return None
+
+
+_ACQ_QNEI = {"qnei": False, "qlognei": True}
+
+
+def _check_input_constraints(constraints: Any, space: Space) -> list[Any]:
+    """``input_constraints`` as a list of SciPy ``LinearConstraint`` s and callables."""
+    if constraints is None:
+        return []
+    items = list(constraints) if isinstance(constraints, (list, tuple)) else [constraints]
+    for i, c in enumerate(items):
+        if isinstance(c, LinearConstraint):
+            A = np.atleast_2d(np.asarray(c.A, dtype=float))
+            if A.shape[1] != space.n_dims:
+                raise ValueError(
+                    f"input_constraints[{i}] is a LinearConstraint with {A.shape[1]} "
+                    f"columns; the space has {space.n_dims} dimensions"
+                )
+            if not all(isinstance(d, Dimension) and not hasattr(d, "categories") for d in space):
+                raise TypeError(
+                    f"input_constraints[{i}] is linear, but the space has a categorical "
+                    "dimension; write it as a predicate (a function of the point)"
+                )
+        elif not callable(c):
+            raise TypeError(
+                "input_constraints must be a scipy.optimize.LinearConstraint, a callable "
+                "feasible(x) -> bool, or a list of them; got "
+                f"{type(c).__name__} at position {i}"
+            )
+    return items
+
+
+def _copy_point(x: Any) -> Any:
+    """A copy of a point (an array or a list), for a callable that might change it."""
+    return x.copy() if hasattr(x, "copy") else list(x)
 
 
 def _set_lengthscale_prior(kernel: Kernel, prior: Prior) -> None:
@@ -220,6 +309,23 @@ class OptimizationResult:
         Size of the initial design.
     maximize : bool, default=False
         Whether the objective was maximised.
+    space : Space or None, default=None
+        The search space; for a box, its uniform :class:`~kernelkit.optimize.Real`
+        dimensions. ``space.transform`` maps points to the cube the ``models`` work on.
+    models : list of ObjectiveModel, default=[]
+        The surrogate fitted at each round the model chose points in, oldest first, each
+        predicting the objective itself on the space's cube
+        (:class:`~kernelkit.optimize.surrogate.ObjectiveModel`).
+    constraint_values : ndarray of shape (n, k) or None, default=None
+        The outcome constraints' values at each point (feasible where all are ``<= 0``;
+        ``nan`` where the evaluation failed); ``None`` without outcome constraints. The
+        best point is then the best feasible one.
+
+    Notes
+    -----
+    scikit-optimize's names are properties here, so code reading a ``gp_minimize``
+    result runs unchanged: ``x`` and ``fun`` (the best point as a list and its value),
+    ``x_iters`` (every point, a list of lists) and ``func_vals`` (their values).
     """
 
     X: np.ndarray
@@ -232,7 +338,31 @@ class OptimizationResult:
     rounds: np.ndarray
     n_initial: int
     maximize: bool = False
+    space: Any = None
+    models: list[Any] = field(default_factory=list)
+    constraint_values: np.ndarray | None = None
     _optimizer: Any = field(default=None, repr=False, compare=False)
+
+    # -- scikit-optimize's names
+    @property
+    def x(self) -> list[Any]:
+        """``x_best`` as a list (scikit-optimize's ``res.x``)."""
+        return list(self.X[self._best_index()].tolist())
+
+    @property
+    def fun(self) -> float:
+        """``y_best`` (scikit-optimize's ``res.fun``)."""
+        return self.y_best
+
+    @property
+    def x_iters(self) -> list[list[Any]]:
+        """Every evaluated point as a list, in order (scikit-optimize's ``res.x_iters``)."""
+        return [list(row) for row in self.X.tolist()]
+
+    @property
+    def func_vals(self) -> np.ndarray:
+        """Every value, in order (scikit-optimize's ``res.func_vals``; ``y``)."""
+        return self.y.copy()
 
     @property
     def x_best(self) -> np.ndarray:
@@ -256,8 +386,21 @@ class OptimizationResult:
         """
         return float(self.y[self._best_index()])
 
-    def _best_index(self) -> int:
+    @property
+    def feasible(self) -> np.ndarray:
+        """Which evaluations succeeded and met every outcome constraint."""
         ok = np.isfinite(self.y)
+        if self.constraint_values is not None:
+            ok &= np.all(self.constraint_values <= 0.0, axis=1)
+        return ok
+
+    def _best_index(self) -> int:
+        ok = self.feasible
+        if self.constraint_values is not None and np.isfinite(self.y).any() and not ok.any():
+            raise NotFittedError(
+                "x_best and y_best are undefined: no evaluation so far met every outcome "
+                "constraint (see constraint_values)"
+            )
         if not ok.any():
             if self.y.size == 0:
                 why = "no point has been told yet: tell() an evaluation (or run()) first"
@@ -267,7 +410,8 @@ class OptimizationResult:
                     "there is no best point yet"
                 )
             raise NotFittedError(f"x_best and y_best are undefined: {why}")
-        return int(np.nanargmax(self.y) if self.maximize else np.nanargmin(self.y))
+        y = np.where(ok, self.y, np.nan)
+        return int(np.nanargmax(y) if self.maximize else np.nanargmin(y))
 
     @property
     def n_calls(self) -> int:
@@ -444,9 +588,20 @@ class BayesianOptimizer:
         recorded in the history as failed evaluations, with the reason, and the run goes
         on (:meth:`run` raises if every evaluation failed). ``None`` for pure
         :meth:`ask` / :meth:`tell` use.
-    bounds : array of shape (d, 2), optional
-        Box ``[low, high]`` per dimension. May be omitted when ``objective`` is a
-        :class:`~kernelkit.optimize.functions.TestFunction`.
+    bounds : array of shape (d, 2), Space, dict or list of dimensions, optional
+        Box ``[low, high]`` per dimension, or a search space: a
+        :class:`~kernelkit.optimize.Space`, a dict ``{name: dimension}``, or a list with
+        :class:`~kernelkit.optimize.Real`, :class:`~kernelkit.optimize.Integer` or
+        :class:`~kernelkit.optimize.Categorical` dimensions in it (a list of plain
+        ``(low, high)`` pairs stays a box of reals; wrap it in ``Space(...)`` for
+        scikit-optimize's reading, where a pair of ints is an ``Integer``). With a space,
+        points are lists of its values (ints and categories themselves), the objective
+        gets such a list, and the surrogate works on the space's cube (log coordinates
+        for log-uniform dimensions, integer cells, one-hot categories). With integer or
+        categorical dimensions the acquisition is maximised over points of the space
+        (:func:`~kernelkit.optimize.mixed_search.maximize_on_space`): no point is ever
+        scored off its grid, and no point is proposed twice. May be omitted when
+        ``objective`` is a :class:`~kernelkit.optimize.functions.TestFunction`.
     kernel : Kernel, optional
         GP prior covariance on the unit cube; a fresh copy is used per optimiser.
         Default: ARD Matérn ``nu = 5/2`` (:func:`~kernelkit.optimize.default_kernel`),
@@ -454,6 +609,12 @@ class BayesianOptimizer:
     acquisition : str or Acquisition, default="ei"
         ``"ei"``, ``"pi"``, ``"logei"``, ``"logpi"``, ``"ucb"`` or an instance. EI and PI
         are maximised through their logarithms (the same maximiser, no underflow).
+        ``"qnei"`` or ``"qlognei"``: noisy expected improvement of the whole batch by
+        quasi-Monte Carlo over the joint posterior (Letham et al. 2019; Ament et al.
+        2023; :func:`~kernelkit.optimize.suggest_noisy_batch`), for noisy objectives and
+        batches: each ask chooses its new points together, from ``n_candidates``
+        points of the space, instead of by ``batch_strategy``'s fantasies (pending
+        points of an earlier ask are only kept out of the candidates).
     xi : float, Schedule or callable, optional
         Exploration margin of PI / EI in standard deviations of the observed values
         (``normalize_y``; in objective units otherwise), constant or a schedule
@@ -464,9 +625,11 @@ class BayesianOptimizer:
         about 5% of the spread of the values: median Branin regret 1e-4 against 4e-6
         with ``xi = 0``, which still explores through EI's ``sigma phi(Z)`` term.)
     n_initial : int, optional
-        Size of the initial design; default ``max(5, d + 1)``.
-    initial_design : {"sobol", "lhs", "random"}, default="sobol"
-        Scrambled Sobol points, a Latin hypercube, or uniform points.
+        Size of the initial design; default ``max(5, d + 1)``. ``0``: none (the first
+        points are then random until one is told).
+    initial_design : {"sobol", "lhs", "halton", "random"}, default="sobol"
+        Scrambled Sobol points, a Latin hypercube, scrambled Halton points, or uniform
+        points.
     noise : float, default=1e-4
         Starting observation-noise variance (normalised scale).
     noise_bounds : (float, float) or "fixed", default=(1e-12, 1.0)
@@ -525,13 +688,31 @@ class BayesianOptimizer:
         lie (each fantasy as good as the best value so far) and ``"max"`` the pessimistic
         one, which spreads a batch the most; with ``maximize`` the roles swap. Unused by
         the kriging believer.
+    input_constraints : LinearConstraint, callable or list of them, optional
+        Known constraints on the inputs, which every proposed point satisfies: a
+        :class:`scipy.optimize.LinearConstraint` ``lb <= A x <= ub`` on the point's
+        values (spaces without categorical dimensions), or a predicate
+        ``feasible(x) -> bool``. Design points are drawn from the space and kept when
+        feasible; the acquisition is maximised over feasible points only.
+    n_outcome_constraints : int, default=0
+        Black-box constraints evaluated with the objective: ``objective(x)`` then returns
+        ``(value, [c_1, ..., c_k])``, and ``x`` is feasible when every ``c_j <= 0``. Each
+        constraint is modelled by its own GP, and the acquisition (EI or PI, on the log
+        scale) is multiplied by the probability of feasibility ``prod_j P(c_j(x) <= 0)``
+        (constrained EI, Gardner et al. 2014), the incumbent being the best feasible
+        point; until one is found the probability of feasibility alone is maximised.
+        Greedy steps (``exploit_every``) are skipped. :meth:`tell` takes the same pair.
     random_state : int, RandomState or None
         Seeds the design, the restarts and the searches: the same seed gives the same
         trajectory, through :meth:`run` or through :meth:`ask` / :meth:`tell`.
 
     Attributes
     ----------
-    bounds_ : ndarray of shape (d, 2)
+    bounds_ : ndarray of shape (d, 2) or None
+        The box (of an all-real space, its ``(low, high)``); ``None`` for a space with
+        integer or categorical dimensions.
+    space_ : Space
+        The search space (a box's uniform :class:`~kernelkit.optimize.Real` dimensions).
     gp_ : GaussianProcessRegressor
         The latest surrogate (on the unit cube, modelling ``g``), once fitted.
 
@@ -591,6 +772,8 @@ class BayesianOptimizer:
         lengthscale_prior: Prior | None = None,
         batch_strategy: str = "kriging_believer",
         lie: str = "min",
+        input_constraints: Any = None,
+        n_outcome_constraints: int = 0,
         random_state: Any = None,
     ):
         if objective is not None and not callable(objective):
@@ -601,13 +784,53 @@ class BayesianOptimizer:
                 raise ValueError("bounds are required unless the objective defines them")
             bounds = objective.bounds
         self.objective = objective
-        self.bounds_ = check_bounds(bounds, obj_dim if isinstance(obj_dim, int) else None)
-        _check_box(self.bounds_)
-        d = self.bounds_.shape[0]
+        space = _space_from(bounds)
+        # _typed: points are lists of the space's values, mapped by its transforms (a box
+        # keeps its arrays and affine map); _discrete: integer or categorical dimensions
+        self._typed = space is not None
+        self.bounds_: np.ndarray | None
+        if space is None:
+            box = check_bounds(bounds, obj_dim if isinstance(obj_dim, int) else None)
+            _check_box(box)
+            space = Space(box)
+            self.bounds_ = box
+        else:
+            self.bounds_ = (
+                np.array([dim.bounds[:2] for dim in space], dtype=float) if space.is_real else None
+            )
+            _check_box(np.tile([0.0, 1.0], (space.transformed_n_dims, 1)))
+        self.space_ = space
+        self._discrete = not space.is_real
+        self.input_constraints = _check_input_constraints(input_constraints, space)
+        self.n_outcome_constraints = check_int(
+            n_outcome_constraints, "n_outcome_constraints", minimum=0
+        )
+        # the acquisition search over the space's points (snapped), not the whole cube
+        self._space_search = self._discrete or bool(self.input_constraints)
+        d = space.transformed_n_dims
         if kernel is not None and not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be a kernelkit Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
-        self.acquisition = get_acquisition(acquisition)
+        key = (
+            acquisition.lower().replace("-", "").replace("_", "")
+            if isinstance(acquisition, str)
+            else None
+        )
+        self._qnei_log: bool | None = _ACQ_QNEI.get(key) if key else None
+        self.acquisition = (
+            acquisition.lower() if self._qnei_log is not None else get_acquisition(acquisition)
+        )
+        if self._qnei_log is not None and self.n_outcome_constraints:
+            raise ValueError(
+                "acquisition='qnei' / 'qlognei' does not take outcome constraints; use "
+                "'ei' or 'logei' (constrained EI) with n_outcome_constraints"
+            )
+        if self.n_outcome_constraints and isinstance(self.acquisition, UpperConfidenceBound):
+            raise ValueError(
+                "outcome constraints enter the acquisition as a probability of feasibility "
+                "multiplying an improvement (constrained EI, Gardner et al. 2014); use "
+                "acquisition 'ei', 'pi', 'logei' or 'logpi', not 'ucb'"
+            )
         if xi is not None and not isinstance(self.acquisition, ImprovementAcquisition):
             raise ValueError(
                 f"xi applies to the improvement-based acquisitions (ei, pi, logei, logpi), "
@@ -620,7 +843,9 @@ class BayesianOptimizer:
                 xi = self.acquisition.xi if isinstance(acquisition, Acquisition) else 0.0
             self._schedule = as_schedule(xi)
         self.n_initial = (
-            max(5, d + 1) if n_initial is None else check_int(n_initial, "n_initial", minimum=1)
+            max(5, space.n_dims + 1)
+            if n_initial is None
+            else check_int(n_initial, "n_initial", minimum=0)
         )
         self.initial_design = check_in(initial_design, "initial_design", _INITIAL_DESIGNS)
         check_positive(noise, "noise")
@@ -665,6 +890,8 @@ class BayesianOptimizer:
         self._X: list[np.ndarray] = []
         self._y: list[float] = []
         self._errors: list[str | None] = []
+        self._c: list[np.ndarray] = []  # outcome constraint values (nan: failed)
+        self._constraint_gps: list[GaussianProcessRegressor] = []
         self._acq: list[float] = []
         self._xis: list[float] = []
         self._time: list[float] = []
@@ -676,24 +903,89 @@ class BayesianOptimizer:
         self._n_rounds = 0  # asks that proposed new points
         self._n_acq_steps = 0
         self.gp_: GaussianProcessRegressor | None = None
+        self._models: list[ObjectiveModel] = []  # the surrogate of each model round
         self._analytic_gradient = True  # False for kernels without input gradients
 
     # ------------------------------------------------------------------ geometry
     @property
     def n_dims(self) -> int:
-        """The dimension ``d`` of the box."""
-        return int(self.bounds_.shape[0])
+        """The number of dimensions ``d`` of the box or the space."""
+        return int(self.space_.n_dims)
 
-    def _to_unit(self, x: np.ndarray) -> np.ndarray:
-        lo, hi = self.bounds_[:, 0], self.bounds_[:, 1]
+    @property
+    def _cube_dims(self) -> int:
+        """Coordinates of the surrogate's cube (a categorical has one per category)."""
+        return int(self.space_.transformed_n_dims)
+
+    def _box(self) -> tuple[np.ndarray, np.ndarray]:
+        """The low and high ends of the box (a box or an all-real space only)."""
+        assert self.bounds_ is not None
+        return self.bounds_[:, 0], self.bounds_[:, 1]
+
+    def _to_unit(self, x: Any) -> np.ndarray:
+        if self._typed:
+            return self.space_.transform([x])[0]
+        lo, hi = self._box()
         return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
 
-    def _from_unit(self, u: np.ndarray) -> np.ndarray:
-        lo, hi = self.bounds_[:, 0], self.bounds_[:, 1]
+    def _from_unit(self, u: np.ndarray) -> Any:
+        if self._typed:
+            return self.space_.inverse_transform(u[None])[0]
+        lo, hi = self._box()
         return np.clip(lo + u * (hi - lo), lo, hi)
 
+    def _feasible(self, Z: np.ndarray) -> np.ndarray:
+        """Whether the points of the cube rows ``Z`` satisfy the input constraints."""
+        ok = np.ones(Z.shape[0], dtype=bool)
+        if not self.input_constraints or Z.shape[0] == 0:
+            return ok
+        if self._typed:
+            points: Any = self.space_.inverse_transform(Z)
+        else:
+            lo, hi = self._box()
+            points = np.clip(lo + Z * (hi - lo), lo, hi)
+        for c in self.input_constraints:
+            if isinstance(c, LinearConstraint):
+                X = np.asarray(points, dtype=float).reshape(len(points), -1)
+                AX = X @ np.atleast_2d(np.asarray(c.A, dtype=float)).T
+                ok &= np.all((AX >= c.lb - 1e-12) & (AX <= c.ub + 1e-12), axis=1)
+            else:
+                ok &= np.array([bool(c(_copy_point(x))) for x in points], dtype=bool)
+        return ok
+
+    def _space_points(self, n: int, method: str) -> np.ndarray:
+        """``n`` snapped cube points of a design of the space (``"random"``, ``"sobol"``
+        or ``"lhs"``) satisfying the input constraints, by rejection (a clear error when
+        a thousand tries find too few)."""
+        if not self.input_constraints:
+            return self.space_.transform(self.space_.sample(n, method, self._rng))
+        kept = np.empty((0, self._cube_dims))
+        tries = 0
+        while kept.shape[0] < n:
+            if tries == 1000:
+                raise ValueError(
+                    f"input_constraints: {kept.shape[0]} of {n} design points found feasible "
+                    f"in {tries} draws of {max(n, 64)} points; the feasible region is too "
+                    "small to sample, or empty"
+                )
+            Z = self.space_.transform(self.space_.sample(max(n, 64), method, self._rng))
+            kept = np.vstack([kept, Z[self._feasible(Z)]])
+            tries += 1
+        return kept[:n]
+
+    def _random_unit(self) -> np.ndarray:
+        """A uniform random point of the cube, or of the space (feasible) when typed or
+        constrained."""
+        if self._typed or self.input_constraints:
+            return self._space_points(1, "random")[0]
+        return self._rng.uniform(size=self._cube_dims)
+
     def _initial_points(self) -> list[np.ndarray]:
-        n, d = self.n_initial, self.n_dims
+        n, d = self.n_initial, self._cube_dims
+        if n == 0:
+            return []
+        if self._typed or self.input_constraints or self.initial_design == "halton":
+            return list(self._space_points(n, self.initial_design))
         if self.initial_design == "sobol":
             U = sobol_points(n, d, self._rng)
         elif self.initial_design == "lhs":
@@ -792,7 +1084,9 @@ class BayesianOptimizer:
         if len(self._pending) < k:
             self._propose(k - len(self._pending), time.perf_counter(), distinct=n is not None)
         if n is None:
-            return self._pending[0].x.copy()
+            return _copy_point(self._pending[0].x)
+        if self._typed:
+            return [list(p.x) for p in self._pending[:k]]
         return np.array([p.x for p in self._pending[:k]])
 
     def _propose(self, m: int, t0: float, *, distinct: bool) -> None:
@@ -806,7 +1100,7 @@ class BayesianOptimizer:
             if self._design:
                 self._add_pending(self._design.pop(0), t0, r, "initial")
             elif not any(np.isfinite(self._y)):  # nothing to model yet
-                self._add_pending(self._rng.uniform(size=self.n_dims), t0, r, "random")
+                self._add_pending(self._random_unit(), t0, r, "random")
             else:
                 # Every matrix here is small: multi-threaded BLAS only adds wake-up latency
                 # (measured 7x slower on 2 busy cores), so hold it to one thread.
@@ -836,10 +1130,103 @@ class BayesianOptimizer:
         """Choose ``m`` points by the acquisition, each conditioned on the pending ones."""
         U, g, ok = self._training_data()
         gp = self._fit(U, g)  # the hyperparameters: fitted to the evaluated data only
+        self._models.append(ObjectiveModel(gp, 1.0 if self.maximize else -1.0))
+        if self.n_outcome_constraints:
+            self._fit_constraints(U)
+        if self._qnei_log is not None:
+            self._suggest_noisy(gp, U, ok, m, t0, r)
+            return
         for _ in range(m):
             gp_f, U_f, g_f, ok_f = self._with_fantasies(gp, U, g, ok)
             u, source, acq_value, xi, step = self._choose(gp_f, U_f, g_f, ok_f, distinct)
             self._add_pending(u, t0, r, source, acq_value, xi, step)
+
+    def _fit_constraints(self, U: np.ndarray) -> None:
+        """One GP per outcome constraint on the evaluations that returned values, warm
+        started from the previous round's."""
+        C = np.asarray(self._c, dtype=float).reshape(len(self._c), self.n_outcome_constraints)
+        rows = np.isfinite(C).all(axis=1)
+        previous = self._constraint_gps
+        self._constraint_gps = []
+        if not rows.any():
+            return
+        for j in range(self.n_outcome_constraints):
+            old = previous[j] if j < len(previous) else None
+            gp = GaussianProcessRegressor(
+                self._kernel0 if old is None else old.kernel_,
+                noise=self.noise if old is None else float(np.clip(old.noise_, 1e-12, 1.0)),
+                noise_bounds=self.noise_bounds,
+                normalize_y=True,
+                n_restarts=self.n_restarts,
+                random_state=self._rng.randint(2**31 - 1),
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                warnings.simplefilter("ignore", NumericalWarning)
+                gp.fit(U[rows], C[rows, j])
+            self._constraint_gps.append(gp)
+
+    def _log_feasibility(self, X: np.ndarray) -> np.ndarray:
+        """``sum_j log P(c_j(x) <= 0)`` under the constraints' GPs (Gardner et al. 2014)."""
+        out = np.zeros(X.shape[0])
+        for gp in self._constraint_gps:
+            p = posterior(gp, X)
+            out += special.log_ndtr(-p.mean / np.maximum(p.std, 1e-12))
+        return out
+
+    def _observed_feasible(self) -> np.ndarray:
+        """Which evaluations met every outcome constraint (all, without constraints)."""
+        if not self.n_outcome_constraints:
+            return np.ones(len(self._y), dtype=bool)
+        C = np.asarray(self._c, dtype=float).reshape(len(self._c), self.n_outcome_constraints)
+        return np.all(C <= 0.0, axis=1)
+
+    def _candidates(self, n: int, exclude: np.ndarray) -> np.ndarray:
+        """``n`` distinct points of the cube (of the space, snapped and feasible, when
+        typed or constrained) that repeat no row of ``exclude``."""
+        if self._typed or self.input_constraints:
+            C = self._space_points(n, "sobol")
+        else:
+            C = sobol_points(n, self._cube_dims, self._rng)
+        C = np.unique(C, axis=0)
+        return C[~_near_rows(C, exclude)]
+
+    def _suggest_noisy(
+        self,
+        gp: GaussianProcessRegressor,
+        U: np.ndarray,
+        ok: np.ndarray,
+        m: int,
+        t0: float,
+        r: int,
+    ) -> None:
+        """``m`` points by noisy expected improvement of the batch (qNEI or qLogNEI,
+        :func:`~kernelkit.optimize.suggest_noisy_batch`): scored jointly by quasi-Monte
+        Carlo over the posterior, never repeating an evaluated or pending point."""
+        from kernelkit.optimize.noisy_ei import suggest_noisy_batch
+
+        taken = np.vstack([U, *[p.u[None] for p in self._pending]])
+        C = self._candidates(self.n_candidates, taken)
+        if C.shape[0] < m:
+            raise ValueError(
+                f"acquisition={self.acquisition!r} found {C.shape[0]} point(s) of the space "
+                f"not yet evaluated nor pending among {self.n_candidates} candidates, fewer "
+                f"than the {m} asked for; ask for fewer, or raise n_candidates"
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumericalWarning)
+            batch = suggest_noisy_batch(
+                gp,
+                C,
+                m,
+                X_baseline=U[ok],
+                log=bool(self._qnei_log),
+                n_starts=0 if self._space_search else 2,
+                maximize=True,  # gp models g, which is maximised
+                random_state=self._rng.randint(2**31 - 1),
+            )
+        for u, v in zip(batch.X, batch.values, strict=True):
+            self._add_pending(u, t0, r, "acquisition", float(v))
 
     def _with_fantasies(
         self, gp: GaussianProcessRegressor, U: np.ndarray, g: np.ndarray, ok: np.ndarray
@@ -877,7 +1264,18 @@ class BayesianOptimizer:
         source, acquisition value, ``xi`` and step. With ``distinct``, a maximiser that
         repeats a row of ``U`` is replaced by a uniform random point."""
         # incumbent (eq. 2.17): best posterior mean among successfully sampled points
-        best, i_inc = noisy_incumbent(gp, normalized=True, among=ok)
+        # (and, with outcome constraints, feasible ones)
+        constrained = self.n_outcome_constraints > 0
+        n_obs = len(self._y)
+        among = ok.copy()
+        if constrained:
+            among[:n_obs] &= self._observed_feasible()
+            among[n_obs:] = False  # fantasies are not known to be feasible
+        if among.any():
+            best, i_inc = noisy_incumbent(gp, normalized=True, among=among)
+        else:  # no feasible point yet: maximise the probability of feasibility alone
+            best = math.nan
+            i_inc = int(np.argmax(self._log_feasibility(U[:n_obs]))) if n_obs else 0
         if self._analytic_gradient:
             try:
                 gp.kernel_.input_gradient(U[:1], U[:1])
@@ -885,12 +1283,16 @@ class BayesianOptimizer:
                 self._analytic_gradient = False
         t = self._n_acq_steps
         self._n_acq_steps += 1
+        # a point is proposed at most once in a space with integers or categories
+        exclude = U if (distinct or self._discrete) else None
         greedy = bool(self.exploit_every and (t + 1) % self.exploit_every == 0)
+        greedy = greedy and not constrained
         acq, xi = self.acquisition, math.nan
+        u: np.ndarray | None = None
         if greedy:  # pure exploitation: the posterior mean (UCB with beta = 0)
-            u = self._search(gp, UpperConfidenceBound(0.0), best, U[i_inc])
+            u = self._search(gp, UpperConfidenceBound(0.0), best, U[i_inc], exclude, False)
             # the mean peaks at a point already evaluated (or pending): nothing to learn there
-            greedy = not _repeats(u, U)
+            greedy = u is not None and not _repeats(u, U)
             if greedy:
                 acq = UpperConfidenceBound(0.0)
         if not greedy:
@@ -898,43 +1300,80 @@ class BayesianOptimizer:
                 xi = self._schedule(t)
                 assert isinstance(acq, ImprovementAcquisition)  # xi has a schedule
                 acq = acq.with_xi(xi)
-            u = self._search(gp, acq, best, U[i_inc])
-            if distinct and _repeats(u, U):  # the search fell on a known point
-                return self._rng.uniform(size=self.n_dims), "random", math.nan, math.nan, None
+            u = self._search(gp, acq, best, U[i_inc], exclude, constrained)
+            if u is None or (distinct and _repeats(u, U)):  # nothing new to propose
+                return self._random_unit(), "random", math.nan, math.nan, None
+        assert u is not None
         p = posterior(gp, u[None, :], normalized=True)
-        acq_value = float(acq(p.mean, p.std, best)[0])
-        n_data = len(self._y)
+        acq_value = float(acq(p.mean, p.std, best)[0]) if math.isfinite(best) else math.nan
         step = AcquisitionStep(
-            n_data, U, g, gp.kernel_, gp.noise_, acq, best, u, greedy, U.shape[0] - n_data
+            n_obs, U, g, gp.kernel_, gp.noise_, acq, best, u, greedy, U.shape[0] - n_obs
         )
         return u, "greedy" if greedy else "acquisition", acq_value, xi, step
 
     def _search(
-        self, gp: GaussianProcessRegressor, acq: Acquisition, best: float, u_inc: np.ndarray
-    ) -> np.ndarray:
-        """Maximise ``acq`` (through ``acq.for_search()``) over the unit cube."""
+        self,
+        gp: GaussianProcessRegressor,
+        acq: Acquisition,
+        best: float,
+        u_inc: np.ndarray,
+        exclude: np.ndarray | None = None,
+        constrained: bool = False,
+    ) -> np.ndarray | None:
+        """Maximise ``acq`` (through ``acq.for_search()``) over the unit cube, or over the
+        space's feasible points (``None`` if there is none that ``exclude`` leaves).
+
+        With ``constrained`` the log probability of feasibility is added to the (log)
+        acquisition, or maximised alone while ``best`` is ``nan`` (no feasible point)."""
         search = acq.for_search()
+        feasible_only = constrained and not math.isfinite(best)
 
         def value(X: np.ndarray) -> np.ndarray:
+            if feasible_only:
+                return self._log_feasibility(X)
             p = posterior(gp, X, normalized=True)
-            return search(p.mean, p.std, best)
+            v = search(p.mean, p.std, best)
+            return v + self._log_feasibility(X) if constrained else v
 
         def value_and_gradient(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             p = posterior(gp, X, return_gradient=True, normalized=True)
             return search.value_and_gradient(p.mean, p.std, best, p.mean_grad, p.std_grad)
 
+        analytic = self._analytic_gradient and not constrained
+        D = self._cube_dims
         scales = np.repeat(_LOCAL_SCALES, _LOCAL_PER_SCALE)[:, None]
         # the incumbent and perturbations of it: where the next improvement most often is
-        extra = u_inc + scales * self._rng.standard_normal((scales.shape[0], self.n_dims))
+        extra = u_inc + scales * self._rng.standard_normal((scales.shape[0], D))
+        if self._space_search:
+
+            def allowed(Z: np.ndarray) -> np.ndarray:
+                keep = self._feasible(Z)
+                if exclude is not None and exclude.shape[0]:
+                    keep &= ~_near_rows(Z, exclude)
+                return keep
+
+            z, v = maximize_on_space(
+                value,
+                value_and_gradient if analytic else None,
+                self.space_,
+                allowed=allowed,
+                n_candidates=self.n_candidates,
+                n_starts=self.n_starts,
+                extra=np.clip(np.vstack([u_inc, extra]), 0.0, 1.0),
+                random_state=self._rng,
+            )
+            return z if np.isfinite(v) else None
         u, _ = maximize_acquisition(
             value,
-            value_and_gradient if self._analytic_gradient else None,
-            np.tile([0.0, 1.0], (self.n_dims, 1)),
+            value_and_gradient if analytic else None,
+            np.tile([0.0, 1.0], (D, 1)),
             n_candidates=self.n_candidates,
             n_starts=self.n_starts,
             extra=np.vstack([u_inc, extra]),
             random_state=self._rng,
         )
+        if self._typed:  # log-uniform reals: the same point after the round trip
+            u = snap(self.space_, u[None])[0]
         return u
 
     def tell(self, x: Any, y: Any, *, error: str | None = None) -> None:
@@ -968,6 +1407,76 @@ class BayesianOptimizer:
         TypeError
             If ``y`` is not a real number or ``None``.
         """
+        if self._typed:
+            x = self._check_space_point(x)
+        else:
+            x = self._check_box_point(x)
+        k = self.n_outcome_constraints
+        c = np.full(k, math.nan)
+        if y is None:
+            value = math.nan
+        elif k and not isinstance(y, (tuple, list)):  # only a failure may come without c
+            value = _real_number(y, "y")
+            if math.isfinite(value):
+                raise TypeError(
+                    f"with n_outcome_constraints={k}, y must be a pair (value, "
+                    f"constraint_values), or None or nan for a failed evaluation; got {y!r}"
+                )
+        elif k:
+            value, c = _outcome(y, k)
+        else:
+            value = _real_number(y, "y")
+        if not (math.isfinite(value) and np.isfinite(c).all()):
+            value = math.nan
+            c = np.full(k, math.nan)
+            error = error or f"objective returned {y!r}"
+        u_told = self._to_unit(x)
+        asked = next((j for j, p in enumerate(self._pending) if self._same(x, u_told, p)), None)
+        if asked is not None:
+            # an asked point: keep its exact unit-cube coordinates (same trajectory as run)
+            p = self._pending.pop(asked)
+            u, x, source, r = p.u, p.x, p.source, p.round
+            acq_value, xi, t = p.acquisition, p.xi, time.perf_counter() - p.t_start
+            if p.step is not None:
+                self._steps[len(self._y)] = p.step
+        else:  # not an asked point: record it as itself and release the asked ones
+            self._pending = []
+            u, acq_value, xi, t = u_told, math.nan, math.nan, math.nan
+            source, r = "told", -1
+        self._U.append(u)
+        self._sources.append(source)
+        self._rounds.append(r)
+        self._X.append(_copy_point(x))
+        self._y.append(value)
+        self._c.append(c)
+        self._errors.append(error)
+        self._acq.append(acq_value)
+        self._xis.append(xi)
+        self._time.append(t)
+
+    def _same(self, x: Any, u: np.ndarray, pending: _Pending) -> bool:
+        """Whether the told point ``x`` (cube point ``u``) is the pending one: equal up to
+        ``1e-12`` of the box's width, or with the same cube point in a space."""
+        if self._typed:
+            return bool(np.allclose(u, self._to_unit(pending.x), rtol=0.0, atol=1e-12))
+        lo, hi = self._box()
+        atol = 1e-12 * float(np.max(hi - lo))
+        return bool(np.allclose(x, pending.x, rtol=0.0, atol=atol))
+
+    def _check_space_point(self, x: Any) -> list[Any]:
+        """``x`` as a list of the space's values, or a clear error naming the dimension."""
+        if isinstance(x, np.ndarray):
+            x = x.tolist()
+        if not isinstance(x, (list, tuple)):
+            raise TypeError(
+                f"x must be a point of the space (a list of {self.n_dims} values), got "
+                f"{type(x).__name__}"
+            )
+        self.space_.validate(list(x))
+        return list(x)
+
+    def _check_box_point(self, x: Any) -> np.ndarray:
+        """``x`` as a float point of the box, or a clear error."""
         d = self.n_dims
         if x is None or isinstance(x, (str, bytes)):
             raise TypeError(f"x must be a point with {d} coordinate(s), got {type(x).__name__}")
@@ -980,7 +1489,7 @@ class BayesianOptimizer:
             )
         if not np.isfinite(x).all():
             raise ValueError("x must be finite")
-        lo, hi = self.bounds_[:, 0], self.bounds_[:, 1]
+        lo, hi = self._box()
         tol = 1e-9 * (hi - lo)
         out = np.flatnonzero((x < lo - tol) | (x > hi + tol))
         if out.size:
@@ -988,35 +1497,7 @@ class BayesianOptimizer:
             raise ValueError(
                 f"x is outside bounds: coordinate {i} is {x[i]:g}, not in [{lo[i]:g}, {hi[i]:g}]"
             )
-        value = math.nan if y is None else _real_number(y, "y")
-        if not math.isfinite(value):
-            value = math.nan
-            error = error or f"objective returned {y!r}"
-        atol = 1e-12 * float(np.max(hi - lo))
-        asked = next(
-            (j for j, p in enumerate(self._pending) if np.allclose(x, p.x, rtol=0.0, atol=atol)),
-            None,
-        )
-        if asked is not None:
-            # an asked point: keep its exact unit-cube coordinates (same trajectory as run)
-            p = self._pending.pop(asked)
-            u, x, source, r = p.u, p.x, p.source, p.round
-            acq_value, xi, t = p.acquisition, p.xi, time.perf_counter() - p.t_start
-            if p.step is not None:
-                self._steps[len(self._y)] = p.step
-        else:  # not an asked point: record it as itself and release the asked ones
-            self._pending = []
-            u, acq_value, xi, t = self._to_unit(x), math.nan, math.nan, math.nan
-            source, r = "told", -1
-        self._U.append(u)
-        self._sources.append(source)
-        self._rounds.append(r)
-        self._X.append(x.copy())
-        self._y.append(value)
-        self._errors.append(error)
-        self._acq.append(acq_value)
-        self._xis.append(xi)
-        self._time.append(t)
+        return x
 
     # ------------------------------------------------------------------ loop
     def run(
@@ -1082,7 +1563,7 @@ class BayesianOptimizer:
             raise ValueError("run needs an objective; with objective=None use ask() and tell()")
         check_int(n_calls, "n_calls", minimum=0)
         batch_size = check_int(batch_size, "batch_size", minimum=1)
-        evaluate = _evaluator(self.objective, client)
+        evaluate = _evaluator(self.objective, client, self.n_outcome_constraints)
         sizes: Any = [batch_size] * (n_calls // batch_size)
         if n_calls % batch_size:
             sizes.append(n_calls % batch_size)
@@ -1091,7 +1572,7 @@ class BayesianOptimizer:
         for q in sizes:
             # batch_size=1 is the sequential step, ask() (which, unlike ask(n), may
             # propose an evaluated point again)
-            X = self.ask()[None] if batch_size == 1 else self.ask(q)
+            X = [self.ask()] if batch_size == 1 else self.ask(q)
             for x, (y, error) in zip(X, evaluate(X), strict=True):
                 self.tell(x, y, error=error)
         if self._y and not any(np.isfinite(self._y)):
@@ -1129,7 +1610,13 @@ class BayesianOptimizer:
         (array([0.25]), 1.5)
         """
         y = np.asarray(self._y, dtype=float)
-        X = np.asarray(self._X, dtype=float).reshape(-1, self.n_dims)
+        if self._discrete:  # the values themselves: ints and categories
+            X = np.empty((len(self._X), self.n_dims), dtype=object)
+            for i, x in enumerate(self._X):
+                X[i, :] = x
+        else:
+            X = np.asarray(self._X, dtype=float).reshape(-1, self.n_dims)
+        k = self.n_outcome_constraints
         return OptimizationResult(
             X=X,
             y=y,
@@ -1141,6 +1628,11 @@ class BayesianOptimizer:
             rounds=np.asarray(self._rounds, dtype=int),
             n_initial=self.n_initial,
             maximize=self.maximize,
+            space=self.space_,
+            models=list(self._models),
+            constraint_values=np.asarray(self._c, dtype=float).reshape(len(self._c), k)
+            if k
+            else None,
             _optimizer=self,
         )
 

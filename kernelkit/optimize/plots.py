@@ -6,13 +6,17 @@ All figures are made with :func:`kernelkit.plotting.new_figure`; save them with
 
 from __future__ import annotations
 
+import math
+import numbers
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from kernelkit._memory import check_memory
-from kernelkit._validation import check_array, check_int
+from kernelkit._validation import check_array, check_in, check_int
+from kernelkit.optimize.bayesopt import OptimizationResult
 from kernelkit.optimize.functions import TestFunction
 from kernelkit.optimize.surrogate import posterior
 from kernelkit.plotting import COLORS, new_figure
@@ -68,12 +72,20 @@ def plot_step(
             f"plot(step) draws 1-D problems, this one has {opt.n_dims} dimensions; "
             "use plot_convergence() for any dimension"
         )
+    if opt.bounds_ is None:
+        raise ValueError(
+            "plot(step) draws a real interval; this space's dimension is an integer or "
+            "categorical one: use plot_objective() or plot_evaluations()"
+        )
     gp, s = opt.step_surrogate(step)
     if show_objective is None:
         show_objective = isinstance(opt.objective, TestFunction)
-    lo, hi = opt.bounds_[0]
     u = np.linspace(0.0, 1.0, n_grid)[:, None]
-    x = lo + u[:, 0] * (hi - lo)
+
+    def to_x(unit: np.ndarray) -> np.ndarray:  # the cube to the interval (log or not)
+        return np.asarray(opt.space_.inverse_transform(unit[:, None]), dtype=float)[:, 0]
+
+    x = to_x(u[:, 0])
     sign = 1.0 if opt.maximize else -1.0  # y = sign * g
     pn = posterior(gp, u, normalized=True)  # the acquisition's scale
     acq = s.acquisition(pn.mean, pn.std, s.best)
@@ -98,7 +110,7 @@ def plot_step(
     yd = np.asarray(opt._y[: s.n_data], dtype=float)
     ok = np.isfinite(yd)
     top.plot(Xd[ok], yd[ok], "o", color=COLORS[3], ms=4, label=f"evaluated ({ok.sum()})")
-    x_next = lo + s.x_next[0] * (hi - lo)
+    x_next = float(to_x(s.x_next[:1])[0])
     for a in (top, bottom):
         a.axvline(x_next, color=COLORS[2], lw=1.0, ls=":")
     if step < len(opt._y) and np.isfinite(opt._y[step]):
@@ -119,60 +131,212 @@ def plot_step(
 
 
 def plot_convergence(
-    results: Any, ax: Any = None, *, minimum: float | None = None, labels: Any = None
+    *results: Any,
+    ax: Any = None,
+    minimum: float | None = None,
+    labels: Any = None,
+    true_minimum: float | None = None,
+    yscale: str | None = None,
 ) -> Any:
     """Best value so far (or simple regret, when ``minimum`` is known) per evaluation.
 
+    Takes kernelkit's call forms and scikit-optimize's (``skopt.plots.plot_convergence``):
+    each positional argument is one trace,
+
+    - an :class:`~kernelkit.optimize.OptimizationResult`: its curve;
+    - a list (or tuple) of results, several runs of one method: each run drawn faintly
+      and their mean boldly (runs of different lengths are averaged over those that
+      reached each evaluation, with a warning);
+    - a pair ``(label, result)`` or ``(label, [result, ...])``: the same, named in the
+      legend.
+
+    So ``plot_convergence(res)``, ``plot_convergence(res1, res2)`` and
+    ``plot_convergence(("EI", runs_ei), ("PI", runs_pi), true_minimum=0.398)`` all work.
+    With ``labels``, a single list ``plot_convergence([res1, res2], labels=[...])`` is
+    kernelkit's older form: one labelled curve per result (not their mean).
+
     Parameters
     ----------
-    results : OptimizationResult or list of OptimizationResult
-        One run, or several drawn on the same axes.
+    *results : OptimizationResult, list of them, or (str, either) pairs
+        The traces, as above.
     ax : matplotlib Axes, optional
-        Draw into these axes instead of a new figure.
+        Draw into these axes instead of a new figure (also accepted as the last
+        positional argument, kernelkit's older form ``plot_convergence(res, ax)``).
     minimum : float, optional
         The known optimum: plot the simple regret ``|best so far - minimum|`` on a log
         scale instead of the best value.
     labels : list of str, optional
-        A legend label per result.
+        A legend label per trace.
+    true_minimum : float, optional
+        The known optimum, drawn as a dashed horizontal line over the best values
+        (scikit-optimize's argument; drawn also when it is 0). Use ``minimum`` instead
+        to plot the regret.
+    yscale : str, optional
+        The scale of the y-axis: ``"linear"``, ``"log"``, ``"symlog"`` or ``"logit"``.
 
     Returns
     -------
     matplotlib Figure
-        The figure drawn into.
+        The figure drawn into (scikit-optimize returns the axes: they are
+        ``fig.axes[0]``, or the ``ax`` passed).
 
     Raises
     ------
     ValueError
-        No result, ``labels`` not one per result, or a ``minimum`` that is not finite.
+        No result, an empty list, ``labels`` not one per trace or given with labelled
+        pairs, both ``minimum`` and ``true_minimum``, an optimum that is not finite, or
+        an unknown ``yscale``.
+    TypeError
+        A trace that is not a result, a list of results or a ``(label, ...)`` pair.
+
+    Examples
+    --------
+    >>> from kernelkit.optimize import BayesianOptimizer, get_function
+    >>> f = get_function("forrester")
+    >>> runs = [BayesianOptimizer(f, random_state=s).run(6) for s in range(2)]
+    >>> fig = plot_convergence(("EI", runs), runs[0], true_minimum=f.minimum, yscale="symlog")
+    >>> ax = fig.axes[0]
+    >>> len(ax.get_lines())  # two faint runs, their mean, one run, the true minimum, n_initial
+    6
     """
-    res_list = results if isinstance(results, (list, tuple)) else [results]
-    if not res_list:
+    args = list(results)
+    if args and _is_axes(args[-1]):
+        if ax is not None:
+            raise TypeError("plot_convergence got ax both as a positional and a keyword argument")
+        ax = args.pop()
+    if labels is not None and len(args) == 1 and _is_run_list(args[0]):
+        args = list(args[0])  # the older form: one curve per result
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not args[0]:
+        args = []  # plot_convergence([]): nothing to draw, said as before
+    traces = [_trace(arg, k) for k, arg in enumerate(args)]
+    if not traces:
         raise ValueError("results is empty; pass an OptimizationResult or a list of them")
-    if labels is not None and len(labels) != len(res_list):
+    if labels is not None:
+        if len(labels) != len(traces):
+            raise ValueError(
+                f"labels must give one label per result ({len(traces)}), got {len(labels)}"
+            )
+        if any(label is not None for label, _, _ in traces):
+            raise ValueError("give labels either in (label, result) pairs or as labels, not both")
+        traces = [
+            (str(lab), runs, group) for lab, (_, runs, group) in zip(labels, traces, strict=True)
+        ]
+    if minimum is not None and true_minimum is not None:
         raise ValueError(
-            f"labels must give one label per result ({len(res_list)}), got {len(labels)}"
+            "give minimum (plot the regret) or true_minimum (mark it over the best values), "
+            "not both"
         )
-    regrets = [] if minimum is None else [res.regret(minimum) for res in res_list]
+    if true_minimum is not None:
+        true_minimum = _finite(true_minimum, "true_minimum")
+    if yscale is not None:
+        check_in(yscale, "yscale", _YSCALES)
+    curves = [
+        [run.best_so_far if minimum is None else run.regret(minimum) for run in runs]
+        for _, runs, _ in traces
+    ]
     if ax is None:
         fig, ax = new_figure()
     else:
         fig = ax.figure
-    for k, res in enumerate(res_list):
-        n = np.arange(1, res.n_calls + 1)
-        label = labels[k] if labels is not None else None
-        if minimum is None:
-            ax.plot(n, res.best_so_far, "-", drawstyle="steps-post", label=label)
-        else:
-            ax.semilogy(n, np.maximum(regrets[k], 1e-16), "-", drawstyle="steps-post", label=label)
-    ax.axvline(res_list[0].n_initial + 0.5, color="gray", lw=0.8, ls="--")
+    plot = ax.plot if minimum is None else ax.semilogy
+    for k, ((label, _, group), ys) in enumerate(zip(traces, curves, strict=True)):
+        color = COLORS[k % len(COLORS)]
+        if minimum is not None:
+            ys = [np.maximum(y, 1e-16) for y in ys]
+        if not group:
+            n = np.arange(1, ys[0].size + 1)
+            plot(n, ys[0], "-", color=color, drawstyle="steps-post", label=label)
+            continue
+        for y in ys:
+            plot(
+                np.arange(1, y.size + 1),
+                y,
+                "-",
+                color=color,
+                alpha=0.3,
+                lw=0.8,
+                drawstyle="steps-post",
+            )
+        width = max(y.size for y in ys)
+        if any(y.size != width for y in ys):
+            warnings.warn(
+                f"results[{k}]: the runs have different numbers of evaluations "
+                f"({sorted({y.size for y in ys})}); the mean after n evaluations averages "
+                "the runs that reached n",
+                UserWarning,
+                stacklevel=2,
+            )
+        padded = np.full((len(ys), width), np.nan)
+        for i, y in enumerate(ys):
+            padded[i, : y.size] = y
+        with warnings.catch_warnings():  # a column of failures only: nan, as intended
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(padded, axis=0)
+        n = np.arange(1, width + 1)
+        mean_label = label if label is None else f"{label} (mean of {len(ys)})"
+        plot(n, mean, "-", color=color, lw=2.0, drawstyle="steps-post", label=mean_label)
+    if true_minimum is not None:
+        ax.axhline(true_minimum, color="r", lw=1.0, ls="--", label="true minimum")
+    ax.axvline(traces[0][1][0].n_initial + 0.5, color="gray", lw=0.8, ls="--")
+    if yscale is not None:
+        ax.set_yscale(yscale)
     ax.set(
         xlabel="evaluations",
         ylabel="best value so far" if minimum is None else "simple regret",
         title="convergence",
     )
-    if labels is not None:
+    if true_minimum is not None or any(label is not None for label, _, _ in traces):
         ax.legend()
     return fig
+
+
+_YSCALES = ("linear", "log", "symlog", "logit")
+
+
+def _is_axes(obj: Any) -> bool:
+    """Whether ``obj`` is a matplotlib Axes (without importing matplotlib for a result)."""
+    return hasattr(obj, "get_lines") and hasattr(obj, "figure")
+
+
+def _is_run_list(obj: Any) -> bool:
+    return isinstance(obj, (list, tuple)) and not _is_labelled(obj)
+
+
+def _is_labelled(obj: Any) -> bool:
+    return isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str)
+
+
+def _trace(arg: Any, k: int) -> tuple[str | None, list[Any], bool]:
+    """``(label, runs, group)`` of the ``k``-th positional argument: ``group`` whether it
+    was a list of runs (drawn with their mean) rather than one result."""
+    label = None
+    where = f"results[{k}]"
+    if _is_labelled(arg):
+        label, arg = arg
+        where = f"results[{k}][1]"
+    if isinstance(arg, OptimizationResult):
+        return label, [arg], False
+    if isinstance(arg, (list, tuple)):
+        if not arg:
+            raise ValueError(f"{where} is an empty list; pass at least one OptimizationResult")
+        for i, run in enumerate(arg):
+            if not isinstance(run, OptimizationResult):
+                raise TypeError(
+                    f"{where}[{i}] must be an OptimizationResult, got {type(run).__name__}"
+                )
+        return label, list(arg), True
+    raise TypeError(
+        f"{where} must be an OptimizationResult, a list of them, or a (label, result) "
+        f"pair; got {type(arg).__name__}"
+    )
+
+
+def _finite(value: Any, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    if not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return float(value)
 
 
 def plot_regret_bands(

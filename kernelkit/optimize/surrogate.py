@@ -29,7 +29,7 @@ from sklearn.exceptions import NotFittedError
 from kernelkit._validation import check_array
 from kernelkit.kernels import Kernel, Matern
 
-__all__ = ["Posterior", "posterior", "default_kernel"]
+__all__ = ["ObjectiveModel", "Posterior", "posterior", "default_kernel"]
 
 
 @dataclass(frozen=True)
@@ -156,3 +156,63 @@ def posterior(
             mean_grad = mean_grad * scale
             std_grad = std_grad * scale
     return Posterior(mean, std, mean_grad, std_grad)
+
+
+class ObjectiveModel:
+    """A fitted surrogate read on the objective's own scale and sign.
+
+    :class:`~kernelkit.optimize.BayesianOptimizer` always models the maximised ``g``
+    (``-f`` when minimising); this view predicts ``f`` itself, at points of the search
+    space's cube (``space.transform(points)``), as scikit-optimize's ``res.models`` do.
+
+    Parameters
+    ----------
+    gp : GaussianProcessRegressor
+        Fitted on the cube, modelling ``sign * f``.
+    sign : {1.0, -1.0}
+        ``-1`` when the optimiser minimised (it modelled ``-f``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kernelkit.models import GaussianProcessRegressor
+    >>> Z = np.linspace(0, 1, 8)[:, None]
+    >>> gp = GaussianProcessRegressor(noise=1e-6).fit(Z, -np.sin(4 * Z[:, 0]))
+    >>> model = ObjectiveModel(gp, -1.0)  # gp modelled -f
+    >>> mean, std = model.predict([[0.5]], return_std=True)
+    >>> bool(abs(mean[0] - np.sin(2.0)) < 1e-3), std.shape
+    (True, (1,))
+    """
+
+    def __init__(self, gp: Any, sign: float) -> None:
+        _check_fitted(gp, "ObjectiveModel")
+        if sign not in (1.0, -1.0):
+            raise ValueError(f"sign must be 1.0 or -1.0, got {sign!r}")
+        self.gp = gp
+        self.sign = float(sign)
+
+    def predict(self, X: Any, return_std: bool = False) -> Any:
+        """The posterior mean of ``f`` at ``X`` (points of the cube), and its standard
+        deviation with ``return_std``.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, transformed_n_dims)
+            Points of the surrogate's cube.
+        return_std : bool, default=False
+            Also return the latent standard deviation.
+
+        Returns
+        -------
+        mean : ndarray of shape (m,)
+            The posterior mean of the objective.
+        std : ndarray of shape (m,)
+            Its standard deviation, only with ``return_std``.
+        """
+        if return_std:
+            mean, std = self.gp.predict(X, return_std=True)
+            return self.sign * mean, std
+        return self.sign * self.gp.predict(X)
+
+    def __repr__(self) -> str:
+        return f"ObjectiveModel({self.gp!r}, sign={self.sign:g})"
