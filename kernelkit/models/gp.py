@@ -661,6 +661,7 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         rng = check_random_state(self.random_state)
         W = rng.choice(np.array([-1.0, 1.0]), size=(n, t)) if t < n else math.sqrt(n) * np.eye(n)
         seed = int(rng.randint(2**31 - 1))
+        self._preconditioner_seed = seed  # log_marginal_likelihood refits the same one
         theta0 = kernel.theta
         bounds = kernel.bounds
         names = kernel.theta_names + (["noise"] if fit_noise else [])
@@ -1190,8 +1191,8 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
         -------
         lml : float
             ``-inf`` where ``K + noise I`` is not numerically positive definite. With
-            ``solver_ == "cg"``, the stochastic estimate with the fit's probes (its
-            preconditioner seeded by ``random_state``).
+            ``solver_ == "cg"``, the stochastic estimate with the fit's probes and
+            its preconditioner seed (so at ``theta_`` it is the fit's own value).
         grad : ndarray
             Only when ``eval_gradient``.
         """
@@ -1214,7 +1215,9 @@ class GaussianProcessRegressor(GaussianPredictor, RegressorMixin, BaseEstimator)
             X = self.X_train_
             assert self.probes_ is not None
             with blas_threads_for(len(X)):
-                M = fitted_preconditioner(self.preconditioner, kernel, X, noise, self.random_state)
+                M = fitted_preconditioner(
+                    self.preconditioner, kernel, X, noise, self._preconditioner_seed
+                )
                 est = krylov_likelihood(
                     KernelOperator(kernel, X, noise),
                     self._y_normalised(),

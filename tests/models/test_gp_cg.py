@@ -303,3 +303,22 @@ def test_love_check_reference_has_no_cancellation() -> None:
     exact = kernel.diag(X[idx]) - np.einsum("ij,ji->i", rows, np.linalg.solve(K, rows.T))
     assert np.max(exact / kernel.diag(X[idx])) < 1e-2  # tight: where cancellation bites
     np.testing.assert_allclose(ref, exact, rtol=1e-3)
+
+
+def test_log_marginal_likelihood_at_theta_reuses_the_fits_preconditioner() -> None:
+    """With a random preconditioner (random features), the recomputed stochastic LML at
+    theta_ is the fit's own value: the same probes and the same preconditioner seed (a
+    different seed gives a different estimate, so this can fail)."""
+    X, y = _data(300, 2)
+    gp = GaussianProcessRegressor(
+        RBF(lengthscale=0.8),
+        noise=0.05,
+        optimizer=None,
+        solver="cg",
+        preconditioner="random_features",
+        tol=1e-10,
+        random_state=3,
+    ).fit(X, y)
+    value, grad = gp.log_marginal_likelihood(gp.theta_, eval_gradient=True)
+    assert value == pytest.approx(gp.log_marginal_likelihood_value_, rel=1e-8)
+    assert np.isfinite(grad).all()
