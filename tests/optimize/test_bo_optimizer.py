@@ -311,7 +311,7 @@ def test_negative_n_calls():
         ({"acquisition": "expected"}, ValueError, "unknown acquisition 'expected'"),
         ({"acquisition": "ucb", "xi": 0.1}, ValueError, "xi applies to the improvement"),
         ({"xi": -1.0}, ValueError, "xi must be finite and >= 0"),
-        ({"n_initial": 0}, ValueError, "n_initial must be >= 1"),
+        ({"n_initial": -1}, ValueError, "n_initial must be >= 0"),
         ({"initial_design": "grid"}, ValueError, "initial_design must be one of"),
         ({"noise": 0.0}, ValueError, "noise must be > 0"),
         ({"kernel": "rbf"}, TypeError, "kernel must be a kernelkit Kernel"),
