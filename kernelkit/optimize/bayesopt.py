@@ -247,6 +247,24 @@ def _check_input_constraints(constraints: Any, space: Space) -> list[Any]:
     return items
 
 
+def _predicate(c: Callable[[Any], Any], i: int, x: Any) -> bool:
+    """``c(x)`` as a bool, or a clear error naming the constraint and the point."""
+    try:
+        value = c(_copy_point(x))
+    except Exception as exc:
+        raise ValueError(
+            f"input constraint {i} ({getattr(c, '__name__', type(c).__name__)}) raised at "
+            f"the point {list(x) if not isinstance(x, list) else x}: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        raise ValueError(
+            f"input constraint {i} returned {value} at the point {x!r}; a predicate must "
+            "return True (feasible) or False"
+        )
+    return bool(value)
+
+
 def _copy_point(x: Any) -> Any:
     """A copy of a point (an array or a list), for a callable that might change it."""
     return x.copy() if hasattr(x, "copy") else list(x)
@@ -342,6 +360,14 @@ class OptimizationResult:
     models: list[Any] = field(default_factory=list)
     constraint_values: np.ndarray | None = None
     _optimizer: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def optimizer(self) -> Any:
+        """The :class:`BayesianOptimizer` this result came from (``None`` for a result
+        made otherwise). After :func:`~kernelkit.optimize.load` of a checkpoint, its
+        ``run`` continues the run exactly where it stopped: the same points as an
+        uninterrupted run."""
+        return self._optimizer
 
     # -- scikit-optimize's names
     @property
@@ -944,13 +970,13 @@ class BayesianOptimizer:
         else:
             lo, hi = self._box()
             points = np.clip(lo + Z * (hi - lo), lo, hi)
-        for c in self.input_constraints:
+        for i, c in enumerate(self.input_constraints):
             if isinstance(c, LinearConstraint):
                 X = np.asarray(points, dtype=float).reshape(len(points), -1)
                 AX = X @ np.atleast_2d(np.asarray(c.A, dtype=float)).T
                 ok &= np.all((AX >= c.lb - 1e-12) & (AX <= c.ub + 1e-12), axis=1)
             else:
-                ok &= np.array([bool(c(_copy_point(x))) for x in points], dtype=bool)
+                ok &= np.array([_predicate(c, i, x) for x in points], dtype=bool)
         return ok
 
     def _space_points(self, n: int, method: str) -> np.ndarray:
@@ -1301,7 +1327,9 @@ class BayesianOptimizer:
                 assert isinstance(acq, ImprovementAcquisition)  # xi has a schedule
                 acq = acq.with_xi(xi)
             u = self._search(gp, acq, best, U[i_inc], exclude, constrained)
-            if u is None or (distinct and _repeats(u, U)):  # nothing new to propose
+            known_bad = U[:n_obs][~self._observed_feasible()] if constrained else U[:0]
+            if u is None or (distinct and _repeats(u, U)) or _repeats(u, known_bad):
+                # nothing new to propose, or a point already found infeasible
                 return self._random_unit(), "random", math.nan, math.nan, None
         assert u is not None
         p = posterior(gp, u[None, :], normalized=True)

@@ -501,6 +501,9 @@ def gp_minimize(
     if values is not None:
         opt.tell(points, values)
         points = []
+    # the optimiser keeps the objective, so that a checkpoint's result can go on:
+    # load(path).optimizer.run(n) makes the points an uninterrupted run would
+    opt._bo.objective = func
     k = opt._bo.n_outcome_constraints
     for i in range(n_calls):
         t0 = time.perf_counter()

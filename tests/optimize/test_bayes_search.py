@@ -376,3 +376,20 @@ def test_a_parameter_of_a_searched_estimator_is_accepted() -> None:
     space = {"clf": Categorical([Bowl(c="good"), Bowl(c="bad")]), "clf__a": (1.0, 100.0)}
     search = BayesSearchCV(pipe, space, n_iter=3, cv=3, random_state=0)
     assert len(search.fit(X_SMALL, Y_SMALL).cv_results_["params"]) == 3
+
+
+def test_cv_results_have_grid_search_keys() -> None:
+    """The same columns as GridSearchCV's on the same estimator, parameters and cv (with
+    train scores too)."""
+    from sklearn.model_selection import GridSearchCV
+
+    space = {"C": Real(1e-1, 1e1, "log-uniform"), "kernel": Categorical(["rbf", "linear"])}
+    search = BayesSearchCV(
+        SVC(), space, n_iter=4, cv=CV3, random_state=0, return_train_score=True
+    ).fit(X_IRIS, Y_IRIS)
+    grid = GridSearchCV(
+        SVC(), {"C": [0.1, 1.0], "kernel": ["rbf", "linear"]}, cv=CV3, return_train_score=True
+    ).fit(X_IRIS, Y_IRIS)
+    extra = set(search.cv_results_) - set(grid.cv_results_)
+    assert set(grid.cv_results_) <= set(search.cv_results_)
+    assert extra <= {"rank_train_score"}  # scikit-optimize's addition

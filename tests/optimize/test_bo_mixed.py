@@ -211,3 +211,28 @@ def test_maximize_on_space_respects_allowed_and_returns_snapped_points() -> None
     np.testing.assert_array_equal(z, snap(space, z[None])[0])
     z, v = maximize_on_space(value, None, space, allowed=lambda Z: np.zeros(len(Z), bool))
     assert v == -np.inf
+
+
+def test_constrained_ei_never_proposes_a_known_infeasible_point() -> None:
+    """Every point after the design differs from each point already found infeasible."""
+
+    def h(x: np.ndarray) -> tuple[float, list[float]]:
+        return float(x[0] + x[1]), [float(0.5 - x[0] * x[1])]  # feasible: x0 x1 >= 0.5
+
+    opt = BayesianOptimizer(h, [(0.0, 1.0), (0.0, 1.0)], n_outcome_constraints=1, n_initial=4)
+    res = opt.run(16)
+    bad: list[np.ndarray] = []
+    for x, c in zip(res.X, res.constraint_values, strict=True):
+        assert all(np.max(np.abs(x - b)) > 1e-9 for b in bad)
+        if c[0] > 0:
+            bad.append(x)
+    assert res.feasible.any() and np.prod(res.x) >= 0.5
+
+
+def test_input_predicate_that_raises_is_named() -> None:
+    def broken(x: list) -> bool:
+        raise KeyError("nope")
+
+    opt = BayesianOptimizer(mixed, SPACE, input_constraints=[broken], n_initial=2)
+    with pytest.raises(ValueError, match=r"input constraint 0 \(broken\) raised"):
+        opt.ask()

@@ -169,3 +169,32 @@ def test_a_scikit_optimize_script_runs_with_the_import_changed(library: str) -> 
     assert n == 15 and shape == (15,)
     assert fun == pytest.approx(0.0)  # x0 is the optimum
     assert len(scope["pts"]) == 2
+
+
+def _quadratic(x: list) -> float:  # module level: a checkpoint pickles the objective
+    return (x[0] - 0.3) ** 2 + (x[1] - 3) ** 2 + (x[2] != "b")
+
+
+def test_checkpoint_load_resumes_the_same_trajectory(tmp_path) -> None:
+    """A run stopped after 9 calls, saved by CheckpointSaver and loaded, goes on with the
+    points an uninterrupted 14-call run makes."""
+    from kernelkit.optimize import CheckpointSaver, load
+
+    path = tmp_path / "run.pkl"
+    gp_minimize(
+        _quadratic,
+        SPACE,
+        n_calls=9,
+        n_initial_points=4,
+        random_state=5,
+        callback=CheckpointSaver(path),
+    )
+    resumed = load(path).optimizer.run(5)
+    whole = gp_minimize(_quadratic, SPACE, n_calls=14, n_initial_points=4, random_state=5)
+    assert resumed.x_iters == whole.x_iters
+
+
+def test_n_initial_points_zero_starts_from_x0() -> None:
+    res = gp_minimize(f, SPACE, n_calls=6, n_initial_points=0, x0=[[0.0, 1, "a"]])
+    assert res.x_iters[0] == [0.0, 1, "a"] and len(res.x_iters) == 6
+    assert res.source[1] in ("acquisition", "greedy")  # the model from the second point

@@ -38,9 +38,7 @@ def _to_kernelkit(code: str) -> str:
 
 
 @pytest.mark.parametrize("index", range(4))
-def test_example_runs_with_the_import_changed(
-    index: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_example_runs_with_the_import_changed(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("matplotlib")
     code = _examples()[index]
     assert "skopt" in code
