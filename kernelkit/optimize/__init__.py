@@ -13,7 +13,8 @@ Modules: :mod:`~kernelkit.optimize.acquisition`, :mod:`~kernelkit.optimize.surro
 :mod:`~kernelkit.optimize.space` (real, integer and categorical search spaces),
 :mod:`~kernelkit.optimize.noisy_ei` (noisy expected improvement of batches),
 :mod:`~kernelkit.optimize.mixed_search` (the acquisition search on integer and
-categorical spaces), :mod:`~kernelkit.optimize.minimize` (scikit-optimize's
+categorical spaces), :mod:`~kernelkit.optimize.constraints` (input and outcome
+constraints), :mod:`~kernelkit.optimize.minimize` (scikit-optimize's
 ``gp_minimize`` and ``Optimizer``), :mod:`~kernelkit.optimize.bayes_search`
 (``BayesSearchCV``), :mod:`~kernelkit.optimize.callbacks` (stoppers and checkpoints),
 :mod:`~kernelkit.optimize.space_plots` (partial dependence and the evaluations' matrix)
@@ -56,6 +57,11 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "load",
             "point_distance",
             "run_callbacks",
+        ],
+        "constraints": [
+            "check_input_constraints",
+            "input_feasible",
+            "log_probability_of_feasibility",
         ],
         "functions": [
             "Ackley",

@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special
-from scipy.optimize import LinearConstraint
 from scipy.stats import qmc
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from threadpoolctl import threadpool_limits
@@ -54,6 +52,11 @@ from kernelkit.optimize.acquisition import (
     UpperConfidenceBound,
     get_acquisition,
     noisy_incumbent,
+)
+from kernelkit.optimize.constraints import (
+    check_input_constraints,
+    input_feasible,
+    log_probability_of_feasibility,
 )
 from kernelkit.optimize.mixed_search import maximize_on_space, snap
 from kernelkit.optimize.schedules import Schedule, as_schedule
@@ -218,51 +221,6 @@ def _space_from(bounds: Any) -> Space | None:
 
 
 _ACQ_QNEI = {"qnei": False, "qlognei": True}
-
-
-def _check_input_constraints(constraints: Any, space: Space) -> list[Any]:
-    """``input_constraints`` as a list of SciPy ``LinearConstraint`` s and callables."""
-    if constraints is None:
-        return []
-    items = list(constraints) if isinstance(constraints, (list, tuple)) else [constraints]
-    for i, c in enumerate(items):
-        if isinstance(c, LinearConstraint):
-            A = np.atleast_2d(np.asarray(c.A, dtype=float))
-            if A.shape[1] != space.n_dims:
-                raise ValueError(
-                    f"input_constraints[{i}] is a LinearConstraint with {A.shape[1]} "
-                    f"columns; the space has {space.n_dims} dimensions"
-                )
-            if not all(isinstance(d, Dimension) and not hasattr(d, "categories") for d in space):
-                raise TypeError(
-                    f"input_constraints[{i}] is linear, but the space has a categorical "
-                    "dimension; write it as a predicate (a function of the point)"
-                )
-        elif not callable(c):
-            raise TypeError(
-                "input_constraints must be a scipy.optimize.LinearConstraint, a callable "
-                "feasible(x) -> bool, or a list of them; got "
-                f"{type(c).__name__} at position {i}"
-            )
-    return items
-
-
-def _predicate(c: Callable[[Any], Any], i: int, x: Any) -> bool:
-    """``c(x)`` as a bool, or a clear error naming the constraint and the point."""
-    try:
-        value = c(_copy_point(x))
-    except Exception as exc:
-        raise ValueError(
-            f"input constraint {i} ({getattr(c, '__name__', type(c).__name__)}) raised at "
-            f"the point {list(x) if not isinstance(x, list) else x}: "
-            f"{type(exc).__name__}: {exc}"
-        ) from exc
-    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
-        raise ValueError(
-            f"input constraint {i} returned {value} at the point {x!r}; a predicate must "
-            "return True (feasible) or False"
-        )
-    return bool(value)
 
 
 def _copy_point(x: Any) -> Any:
@@ -827,7 +785,7 @@ class BayesianOptimizer:
             _check_box(np.tile([0.0, 1.0], (space.transformed_n_dims, 1)))
         self.space_ = space
         self._discrete = not space.is_real
-        self.input_constraints = _check_input_constraints(input_constraints, space)
+        self.input_constraints = check_input_constraints(input_constraints, space)
         self.n_outcome_constraints = check_int(
             n_outcome_constraints, "n_outcome_constraints", minimum=0
         )
@@ -962,22 +920,14 @@ class BayesianOptimizer:
 
     def _feasible(self, Z: np.ndarray) -> np.ndarray:
         """Whether the points of the cube rows ``Z`` satisfy the input constraints."""
-        ok = np.ones(Z.shape[0], dtype=bool)
         if not self.input_constraints or Z.shape[0] == 0:
-            return ok
+            return np.ones(Z.shape[0], dtype=bool)
         if self._typed:
             points: Any = self.space_.inverse_transform(Z)
         else:
             lo, hi = self._box()
             points = np.clip(lo + Z * (hi - lo), lo, hi)
-        for i, c in enumerate(self.input_constraints):
-            if isinstance(c, LinearConstraint):
-                X = np.asarray(points, dtype=float).reshape(len(points), -1)
-                AX = X @ np.atleast_2d(np.asarray(c.A, dtype=float)).T
-                ok &= np.all((AX >= c.lb - 1e-12) & (AX <= c.ub + 1e-12), axis=1)
-            else:
-                ok &= np.array([_predicate(c, i, x) for x in points], dtype=bool)
-        return ok
+        return input_feasible(self.input_constraints, points)
 
     def _space_points(self, n: int, method: str) -> np.ndarray:
         """``n`` snapped cube points of a design of the space (``"random"``, ``"sobol"``
@@ -1193,12 +1143,8 @@ class BayesianOptimizer:
             self._constraint_gps.append(gp)
 
     def _log_feasibility(self, X: np.ndarray) -> np.ndarray:
-        """``sum_j log P(c_j(x) <= 0)`` under the constraints' GPs (Gardner et al. 2014)."""
-        out = np.zeros(X.shape[0])
-        for gp in self._constraint_gps:
-            p = posterior(gp, X)
-            out += special.log_ndtr(-p.mean / np.maximum(p.std, 1e-12))
-        return out
+        """``sum_j log P(c_j(x) <= 0)`` under the constraints' GPs."""
+        return log_probability_of_feasibility(self._constraint_gps, X)
 
     def _observed_feasible(self) -> np.ndarray:
         """Which evaluations met every outcome constraint (all, without constraints)."""
