@@ -16,7 +16,6 @@ import numpy as np
 
 from kernelkit._memory import check_memory
 from kernelkit._validation import check_array, check_in, check_int
-from kernelkit.optimize.bayesopt import OptimizationResult
 from kernelkit.optimize.functions import TestFunction
 from kernelkit.optimize.surrogate import posterior
 from kernelkit.plotting import COLORS, new_figure
@@ -302,6 +301,12 @@ def _is_run_list(obj: Any) -> bool:
     return isinstance(obj, (list, tuple)) and not _is_labelled(obj)
 
 
+def _is_result(obj: Any) -> bool:
+    """Whether ``obj`` reads as an :class:`~kernelkit.optimize.OptimizationResult` (by
+    what the curves use: this module sits below the optimiser and does not import it)."""
+    return all(hasattr(obj, name) for name in ("best_so_far", "y", "maximize", "n_calls"))
+
+
 def _is_labelled(obj: Any) -> bool:
     return isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str)
 
@@ -314,13 +319,13 @@ def _trace(arg: Any, k: int) -> tuple[str | None, list[Any], bool]:
     if _is_labelled(arg):
         label, arg = arg
         where = f"results[{k}][1]"
-    if isinstance(arg, OptimizationResult):
+    if _is_result(arg):
         return label, [arg], False
     if isinstance(arg, (list, tuple)):
         if not arg:
             raise ValueError(f"{where} is an empty list; pass at least one OptimizationResult")
         for i, run in enumerate(arg):
-            if not isinstance(run, OptimizationResult):
+            if not _is_result(run):
                 raise TypeError(
                     f"{where}[{i}] must be an OptimizationResult, got {type(run).__name__}"
                 )
