@@ -40,7 +40,8 @@ Modes (``--mode``):
   in its own process, ``ru_maxrss``).
 
 Usage: ``python benchmarks/gp_large.py --mode agreement [--n 10000]``,
-``python benchmarks/gp_large.py --mode large [--n 100000] [--pretrain 3000] [--refine 0]``,
+``python benchmarks/gp_large.py --mode large [--n 100000] [--pretrain 3000] [--refine 0]
+[--fixed-only | --full-only]``,
 ``python benchmarks/gp_large.py --mode preconditioners [--rank 100] [--datasets pol,..]``
 ``python benchmarks/gp_large.py --mode gpytorch [--n 20000] [--tol 0.01]``
 or ``python benchmarks/gp_large.py --mode uci [--datasets protein] [--pretrain 3000]
@@ -171,7 +172,7 @@ def large(n: int, args: Any) -> None:
             },
         ),
     ]
-    for label, kwargs in runs[: 1 if args.fixed_only else 2]:
+    for label, kwargs in runs[1:] if args.full_only else runs[: 1 if args.fixed_only else 2]:
         t0 = time.perf_counter()
         gp = GaussianProcessRegressor(
             solver="cg", tol=args.tol, max_iter=args.max_iter, random_state=0, **kwargs
@@ -465,6 +466,7 @@ def main() -> None:
     p.add_argument("--n", type=int, default=None, help="10^4 (agreement) or 10^5 (large)")
     p.add_argument("--probe-seeds", type=int, default=10)
     p.add_argument("--fixed-only", action="store_true", help="large: skip the full fit")
+    p.add_argument("--full-only", action="store_true", help="large: only the full fit")
     p.add_argument("--tol", type=float, default=1e-4)
     p.add_argument("--rank", type=int, default=100)
     p.add_argument("--datasets", default=",".join(UCI_REGRESSION_DATASETS))
