@@ -299,26 +299,6 @@ LOVE_BLOCK = 64
 _LOVE_MIN_VECTORS = 256
 #: Most memory the LOVE basis may take.
 _LOVE_BYTES = 2**30
-#: :func:`love_cache` stops when its check's best error over the last this many block
-#: steps is not 10 % below its best before them (more steps would only cost passes).
-_LOVE_STALL_STEPS = 4
-
-
-def love_stalled(errors: list[float], rtol: float) -> bool:
-    """Whether the check's errors, one per block step, have stalled above ``rtol``: the
-    best of the last :data:`_LOVE_STALL_STEPS` is not 10 % below the best before them.
-
-    Examples
-    --------
-    >>> love_stalled([0.5, 0.3, 0.2, 0.15, 0.1, 0.08], 0.005)
-    False
-    >>> love_stalled([6.7, 6.8, 6.7, 6.74, 6.73, 6.7], 0.005)
-    True
-    """
-    w = _LOVE_STALL_STEPS
-    if len(errors) <= w or errors[-1] <= rtol:
-        return False
-    return min(errors[-w:]) > 0.9 * min(errors[:-w])
 
 
 def love_max_vectors(n: int, max_iter: int) -> int:
@@ -378,9 +358,7 @@ def love_cache(
     values by CG: 256 vectors' worth of steps first, then one at a time with the check
     after each (it costs ``O(n m)`` per check point for ``m`` vectors, far less than a
     pass over ``K``),
-    up to ``max_iter`` steps (or ``n`` vectors, or 1 GiB), or until the check stalls
-    (:func:`love_stalled`: on a nearly noise-free problem the latent variances at training
-    inputs are tiny and their relative error may not fall at all). The basis fills one array
+    up to ``max_iter`` steps (or ``n`` vectors, or 1 GiB). The basis fills one array
     allocated for the most vectors, column by column (:func:`lanczos`'s ``capacity``):
     it is never copied, and the columns never reached take no memory.
 
@@ -449,7 +427,6 @@ def love_cache(
     scale = 1.0 / np.maximum(np.abs(exact), floor)
     H = base.inv_sqrt(Kc.T)
     h2 = np.einsum("ij,ij->j", H, H)
-    errors: list[float] = []
     while True:
         lz = lanczos(matmat, first, steps, previous=lz, capacity=capacity)
         first = None
@@ -463,19 +440,12 @@ def love_cache(
         approx = prior - inside - c * outside
         error = float(np.max(np.abs(approx - exact) * scale))
         C = Tinv - c * np.eye(lz.basis.shape[1])
-        errors.append(error)
-        stalled = love_stalled(errors, rtol)
-        if error <= rtol or steps >= cap or lz.next_direction is None or stalled:
+        if error <= rtol or steps >= cap or lz.next_direction is None:
             break
         steps += 1  # a check costs O(n m width), far less than the step's pass over K
     if error > rtol:
-        why = (
-            f"stopped as its check stalled (no 10 % gain in {_LOVE_STALL_STEPS} steps)"
-            if stalled
-            else "reached its limit"
-        )
         warnings.warn(
-            f"the Lanczos (LOVE) cache of predictive variances {why} at {lz.n_iter} block "
+            f"the Lanczos (LOVE) cache of predictive variances reached {lz.n_iter} block "
             f"steps ({lz.basis.shape[1]} vectors) with variances at {idx.size} training "
             f"inputs still off by up to {error:.2%} of their values; raise max_iter or use "
             "a stronger preconditioner for more accurate return_std",
