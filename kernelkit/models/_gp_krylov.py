@@ -357,10 +357,9 @@ def love_cache(
     until the variances at 32 other random training inputs are within ``rtol`` of their
     values by CG: 256 vectors' worth of steps first, then one at a time with the check
     after each (it costs ``O(n m)`` per check point for ``m`` vectors, far less than a
-    pass over ``K``),
-    up to ``max_iter`` steps (or ``n`` vectors, or 1 GiB). The basis fills one array
-    allocated for the most vectors, column by column (:func:`lanczos`'s ``capacity``):
-    it is never copied, and the columns never reached take no memory.
+    pass over ``K``), up to ``max_iter`` steps (or ``n`` vectors, or 1 GiB). The basis
+    fills one array allocated for the most vectors, column by column (:func:`lanczos`'s
+    ``capacity``): it is never copied, and the columns never reached take no memory.
 
     The preconditioned inverse on the complement of the Krylov space is taken as ``c``
     times the identity, with ``c`` in ``[0, 1]`` fitted (least squares in relative
