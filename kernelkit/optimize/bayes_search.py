@@ -625,6 +625,17 @@ class BayesSearchCV(BaseSearchCV):
             name = key[len("mean_train_") :]
             results[f"rank_train_{name}"] = rankdata(-scores, method="min").astype(np.int32)
 
+    # -- scikit-learn's properties, documented here (theirs link scikit-learn's glossary)
+    @property
+    def n_features_in_(self) -> int:
+        """Number of features seen by ``best_estimator_`` (with ``refit``)."""
+        return int(super().n_features_in_)
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The classes of a classifier's ``best_estimator_`` (with ``refit``)."""
+        return super().classes_  # type: ignore[no-any-return]
+
     # -- a live client is shared by clones and left out of pickles
     def __sklearn_clone__(self) -> BayesSearchCV:
         """An unfitted copy with the same parameters (cloned) and the same ``client``
