@@ -60,7 +60,12 @@ from kernelkit.optimize.constraints import (
 )
 from kernelkit.optimize.mixed_search import maximize_on_space, snap
 from kernelkit.optimize.schedules import Schedule, as_schedule
-from kernelkit.optimize.search import _SOBOL_MAX_DIMS, maximize_acquisition, sobol_points
+from kernelkit.optimize.search import (
+    _SOBOL_MAX_DIMS,
+    _near_rows,
+    maximize_acquisition,
+    sobol_points,
+)
 from kernelkit.optimize.space import Dimension, Space
 from kernelkit.optimize.surrogate import ObjectiveModel, default_kernel, posterior
 
@@ -72,8 +77,6 @@ _LIES: dict[str, Callable[[np.ndarray], Any]] = {"min": np.min, "mean": np.mean,
 #: Perturbation scales (unit cube) of the extra search candidates around the incumbent.
 _LOCAL_SCALES = (1e-3, 1e-2, 1e-1)
 _LOCAL_PER_SCALE = 10
-#: A greedy point closer than this (max-norm, unit cube) to an evaluated one is a repeat.
-_DUPLICATE = 1e-8
 
 
 def _real_number(y: Any, name: str) -> float:
@@ -123,20 +126,9 @@ def _check_box(bounds: np.ndarray) -> None:
         )
 
 
-def _near_rows(Z: np.ndarray, U: np.ndarray) -> np.ndarray:
-    """Whether each row of ``Z`` is within ``_DUPLICATE`` (max-norm) of a row of ``U``."""
-    if Z.shape[0] == 0 or U.shape[0] == 0:
-        return np.zeros(Z.shape[0], dtype=bool)
-    out = np.empty(Z.shape[0], dtype=bool)
-    for i in range(0, Z.shape[0], 256):  # (256, n, D) differences at a time
-        block = np.abs(Z[i : i + 256, None, :] - U[None, :, :]).max(axis=2)
-        out[i : i + 256] = block.min(axis=1) <= _DUPLICATE
-    return out
-
-
 def _repeats(u: np.ndarray, U: np.ndarray) -> bool:
     """Whether ``u`` is within ``_DUPLICATE`` (max-norm, unit cube) of a row of ``U``."""
-    return bool(U.shape[0] and np.min(np.max(np.abs(U - u), axis=1)) <= _DUPLICATE)
+    return bool(_near_rows(u[None], U)[0])
 
 
 def _outcome(raw: Any, n_constraints: int) -> tuple[float, np.ndarray]:
@@ -922,11 +914,8 @@ class BayesianOptimizer:
         """Whether the points of the cube rows ``Z`` satisfy the input constraints."""
         if not self.input_constraints or Z.shape[0] == 0:
             return np.ones(Z.shape[0], dtype=bool)
-        if self._typed:
-            points: Any = self.space_.inverse_transform(Z)
-        else:
-            lo, hi = self._box()
-            points = np.clip(lo + Z * (hi - lo), lo, hi)
+        # a box maps all rows at once (its _from_unit broadcasts); a space lists its points
+        points = self.space_.inverse_transform(Z) if self._typed else self._from_unit(Z)
         return input_feasible(self.input_constraints, points)
 
     def _space_points(self, n: int, method: str) -> np.ndarray:

@@ -98,7 +98,7 @@ from kernelkit._validation import (
     check_random_state,
 )
 from kernelkit.linalg.cholesky import jittered_cholesky
-from kernelkit.optimize.search import _SOBOL_MAX_DIMS, _distinct_best
+from kernelkit.optimize.search import _DUPLICATE, _SOBOL_MAX_DIMS, _distinct_best, _near_rows
 from kernelkit.optimize.surrogate import _check_fitted
 
 __all__ = [
@@ -120,8 +120,6 @@ _ALPHA = 0.1
 _BITS = 30
 #: A conditional variance below this fraction of the prior variance is treated as 0.
 _ZERO_PIVOT = 1e-12
-#: Two points closer than this (max-norm, unit cube) are the same point.
-_DUPLICATE = 1e-8
 #: Floats in one block of samples ``(n_samples, batches, q)``, and most points per block.
 _BLOCK_FLOATS = 2**21
 _BLOCK_POINTS = 1024
@@ -545,14 +543,6 @@ class NoisyBatch:
     log: bool
 
 
-def _near(X: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-    """Whether each row of ``X`` is within ``_DUPLICATE`` (max-norm) of a chosen point."""
-    if chosen.shape[0] == 0:
-        return np.zeros(X.shape[0], dtype=bool)
-    gaps = np.max(np.abs(X[:, None, :] - chosen[None, :, :]), axis=2)
-    return np.min(gaps, axis=1) <= _DUPLICATE
-
-
 def suggest_noisy_batch(
     gp: Any,
     candidates: Any,
@@ -672,7 +662,7 @@ def suggest_noisy_batch(
     # small matrices: multi-threaded BLAS only adds latency (see BayesianOptimizer)
     with threadpool_limits(limits=1, user_api="blas"):
         for k in range(batch_size):
-            free = ~_near(C, chosen)
+            free = ~_near_rows(C, chosen)
             if not free.any():
                 raise ValueError(
                     f"candidates has no point left that differs (by more than {_DUPLICATE:g}) "
@@ -698,7 +688,7 @@ def suggest_noisy_batch(
                 )
                 u = np.clip(res.x, 0.0, 1.0)
                 value = -negative(u)
-                if value > best and not _near(u[None], chosen)[0]:
+                if value > best and not _near_rows(u[None], chosen)[0]:
                     x, best, i, moved = u, value, int(start), True
             chosen = np.vstack([chosen, x])
             values.append(best)

@@ -29,6 +29,20 @@ __all__ = ["maximize_acquisition", "sobol_points"]
 _FLOOR = -1e300
 #: Most dimensions SciPy's Sobol direction numbers cover.
 _SOBOL_MAX_DIMS = 21201
+#: Two points of the unit cube closer than this (max-norm) are the same point.
+_DUPLICATE = 1e-8
+
+
+def _near_rows(Z: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """Whether each row of ``Z`` is within ``_DUPLICATE`` (max-norm) of a row of ``U``,
+    by blocks of 256 rows (the differences are ``(256, n, d)`` at a time)."""
+    if Z.shape[0] == 0 or U.shape[0] == 0:
+        return np.zeros(Z.shape[0], dtype=bool)
+    out = np.empty(Z.shape[0], dtype=bool)
+    for i in range(0, Z.shape[0], 256):
+        gaps = np.abs(Z[i : i + 256, None, :] - U[None, :, :]).max(axis=2)
+        out[i : i + 256] = gaps.min(axis=1) <= _DUPLICATE
+    return out
 
 
 def sobol_points(n: int, n_dims: int, random_state: Any = None) -> np.ndarray:
