@@ -26,6 +26,7 @@ What differs from scikit-optimize (see the docs' scikit-optimize page):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import time
@@ -339,7 +340,7 @@ class Optimizer:
         """
         res = self._bo.result()
         if self.model_queue_size is not None and len(res.models) > self.model_queue_size:
-            object.__setattr__(res, "models", res.models[-self.model_queue_size :])
+            res = dataclasses.replace(res, models=res.models[-self.model_queue_size :])
         return res
 
 
