@@ -244,3 +244,22 @@ def test_lanczos_continues_where_it_stopped() -> None:
     np.testing.assert_allclose(rest.diagonal, whole.diagonal, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(rest.off_diagonal, whole.off_diagonal, rtol=1e-10)
     np.testing.assert_allclose(np.abs(rest.basis.T @ whole.basis), np.eye(30), atol=1e-8)
+
+
+def test_lanczos_with_capacity_continues_in_place_and_matches_one_run() -> None:
+    """Step by step into one preallocated array: the basis is never copied and equals a
+    single run's (the same products, in the same order); a bad capacity is named."""
+    rng = np.random.default_rng(0)
+    G = rng.standard_normal((40, 40))
+    A = G @ G.T + 40 * np.eye(40)
+    start = rng.standard_normal((40, 3))
+    whole = lanczos(lambda V: A @ V, start, 5)
+    lz = lanczos(lambda V: A @ V, start, 1, capacity=15)
+    for k in range(2, 6):
+        nxt = lanczos(lambda V: A @ V, None, k, previous=lz)
+        assert np.shares_memory(nxt.basis, lz.basis)
+        lz = nxt
+    np.testing.assert_allclose(lz.basis, whole.basis, atol=1e-12)
+    np.testing.assert_allclose(lz.projection, whole.projection, atol=1e-10)
+    with pytest.raises(ValueError, match="capacity"):
+        lanczos(lambda V: A @ V, start, 1, capacity=0)
