@@ -298,7 +298,9 @@ class _Interval(Dimension):
 
     def _unit(self, x: np.ndarray) -> np.ndarray:
         t = np.log(x) if self._log else x
-        return (t - self._lo) / (self._hi - self._lo)
+        # x is within [low, high]; NumPy's vectorised log may differ by an ulp from the
+        # math.log of the ends, which would put an end a hair outside the cube
+        return np.clip((t - self._lo) / (self._hi - self._lo), 0.0, 1.0)
 
     def _relaxed(self, z: np.ndarray) -> np.ndarray:
         # from the nearer end, so that both ends are exact and the error is relative to the
