@@ -30,7 +30,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_memory", "empty_output", "format_bytes", "memory_cap", "memory_limit"]
+__all__ = [
+    "MemoryLimitError",
+    "check_memory",
+    "empty_output",
+    "format_bytes",
+    "memory_cap",
+    "memory_limit",
+]
 
 #: Used when the physical memory cannot be read (no ``os.sysconf``, as on Windows): a
 #: generous cap, so that only requests far beyond any workstation are refused.
@@ -39,6 +46,12 @@ _CGROUP_FILES = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limi
 _CAP: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "kernelkit_memory_cap", default=None
 )
+
+
+class MemoryLimitError(ValueError):
+    """A request refused up front by :func:`check_memory` because it would not fit (a
+    ``ValueError``, so that callers that catch bad input catch it too; callers with a
+    cheaper fallback, such as bounds instead of exact inference, catch this class)."""
 
 
 @functools.cache
@@ -151,7 +164,8 @@ def format_bytes(n_bytes: int) -> str:
 
 
 def check_memory(n_bytes: int, request: str, advice: str = "") -> None:
-    """Raise ``ValueError`` if ``n_bytes`` exceeds :func:`memory_limit`.
+    """Raise :class:`MemoryLimitError` (a ``ValueError``) if ``n_bytes`` exceeds
+    :func:`memory_limit`.
 
     Parameters
     ----------
@@ -167,7 +181,7 @@ def check_memory(n_bytes: int, request: str, advice: str = "") -> None:
         tail = f"; {advice}" if advice else ""
         # name the limit that binds (the machine's, the address space's or the cap's)
         where = min(_limits())[1] if limit in (lim for lim, _ in _limits()) else "this machine has"
-        raise ValueError(
+        raise MemoryLimitError(
             f"{request} would need about {format_bytes(n_bytes)} of memory, more than "
             f"{where} ({format_bytes(limit)}){tail}"
         )

@@ -8,7 +8,13 @@ import sys
 import pytest
 
 from kernelkit import _memory
-from kernelkit._memory import check_memory, machine_memory, memory_cap, memory_limit
+from kernelkit._memory import (
+    MemoryLimitError,
+    check_memory,
+    machine_memory,
+    memory_cap,
+    memory_limit,
+)
 
 
 def test_the_cap_lowers_the_limit_inside_its_block_only() -> None:
@@ -17,10 +23,11 @@ def test_the_cap_lowers_the_limit_inside_its_block_only() -> None:
         assert memory_limit() == 2**20
         with memory_cap(2**30):  # an inner cap cannot raise an outer one
             assert memory_limit() == 2**20
-        with pytest.raises(ValueError, match=r"more than the memory cap allows \(1 MiB\)"):
+        with pytest.raises(MemoryLimitError, match=r"more than the memory cap allows \(1 MiB\)"):
             check_memory(2**21, "a request of 2 MiB")
         check_memory(2**20, "a request of exactly the cap")
     assert memory_limit() == before
+    assert issubclass(MemoryLimitError, ValueError)  # bad-input handlers still catch it
 
 
 @pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf")])
