@@ -19,7 +19,14 @@
     ``GibbsResult``
 ``uai``
     ``read_uai``, ``write_uai``: the UAI competition file format (line-numbered
-    ``UAIFormatError`` for malformed files)
+    ``UAIFormatError`` for malformed files; gzip, a byte order mark and comment lines read)
+``uai_answers``
+    ``read_evidence``, ``read_query``, ``apply_evidence`` (``ConditionedModel``), and the
+    competition's result files: ``UAIAnswer``, ``write_answer``, ``read_answer``
+``solve``
+    ``solve``: a UAI task (``PR``, ``MAR``, ``MAP``, ``MMAP``) with evidence, exact when
+    the width fits, else anytime with bounds (``Solution``); ``InfeasibleModelError``
+    for a model whose every assignment is forbidden
 ``parametrization``
     binary models in the even (pure-potential) and moment bases
     (Props. 2.10-2.11): ``to_even_basis``, ``from_even_basis``, ``to_moment_basis``,
@@ -55,6 +62,17 @@ __all__, __getattr__, __dir__ = lazy_exports(
     {
         "model": ["DiscreteModel", "Factor", "FactorGroup", "ising"],
         "uai": ["UAIFormatError", "read_uai", "write_uai"],
+        "uai_answers": [
+            "ConditionedModel",
+            "UAIAnswer",
+            "apply_evidence",
+            "read_answer",
+            "read_evidence",
+            "read_query",
+            "write_answer",
+        ],
+        "solve": ["Solution", "solve"],
+        "_guards": ["InfeasibleModelError"],
         "belief_propagation": [
             "BeliefPropagationResult",
             "double_loop",

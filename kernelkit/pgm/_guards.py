@@ -40,6 +40,7 @@ from kernelkit.pgm.model import DiscreteModel
 
 __all__ = [
     "SUM_HEADROOM",
+    "InfeasibleModelError",
     "beyond_range_error",
     "check_per_variable_memory",
     "feasible_domains",
@@ -52,10 +53,16 @@ __all__ = [
 ]
 
 
+class InfeasibleModelError(ValueError):
+    """A model whose ``-inf`` entries forbid every assignment (``log Z = -inf``): it has
+    no marginals, MAP assignment or samples. A ``ValueError``; :func:`kernelkit.pgm.solve`
+    catches this class to answer ``PR = -inf`` as the UAI format asks."""
+
+
 def forbidden_error(model: DiscreteModel, what: str, detail: str) -> ValueError:
     """The error of a model whose ``-inf`` entries forbid every assignment, in the words of
     :mod:`kernelkit.pgm.exact` (``what``: "marginals", "MAP assignment", "samples")."""
-    return ValueError(
+    return InfeasibleModelError(
         f"the model has no {what}: every assignment is forbidden by its -inf entries "
         f"(log Z = -inf; {detail})"
     )

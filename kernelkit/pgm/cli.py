@@ -1,23 +1,34 @@
-"""``kernelkit pgm infer``: inference on a model file in the UAI format.
+"""``kernelkit pgm infer`` and ``kernelkit pgm solve``: inference on a model file in the UAI
+format.
 
-:func:`register` adds the ``pgm`` command with its ``infer`` subcommand; :mod:`kernelkit.cli`
-finds it as it finds every ``kernelkit/<area>/cli.py``. NumPy, SciPy and networkx are
-imported by the handler only.
+:func:`register` adds the ``pgm`` command with its subcommands; :mod:`kernelkit.cli` finds
+it as it finds every ``kernelkit/<area>/cli.py``. NumPy, SciPy and networkx are imported by
+the handlers only.
 
-``kernelkit pgm infer MODEL.uai --method exact|bp|lp [--task ...] [--reroot auto]`` reads
-the model (:func:`kernelkit.pgm.read_uai`; a malformed file is reported with its line),
-optionally reroots it (:func:`kernelkit.pgm.auto_reroot`, binary models; Rowland 2018,
-§2.5) and runs
+Both read the model (:func:`kernelkit.pgm.read_uai`; a malformed file is reported with its
+line) and condition it on evidence: ``--evid FILE``, or ``MODEL.evid`` when it sits beside
+the model (announced on the terminal; ``--evid none`` ignores it).
+
+``kernelkit pgm solve MODEL.uai --task PR|MAR|MAP|MMAP [--time-limit S] [--memory-limit
+GB]`` answers one UAI competition task (:func:`kernelkit.pgm.solve`): exact when the
+model's width fits the memory limit, else the best anytime answer with its bounds; it
+writes the UAI 2014 result file (``MODEL.TASK`` here, or ``--out``).
+
+``kernelkit pgm infer MODEL.uai --method exact|bp|lp [--task ...] [--reroot auto]``
+optionally reroots the model (:func:`kernelkit.pgm.auto_reroot`, binary models; Rowland
+2018, §2.5) and runs
 
 * ``exact``: variable elimination (:mod:`kernelkit.pgm.exact`): ``log Z``, marginals, MAP;
 * ``bp``: loopy belief propagation (:func:`kernelkit.pgm.loopy_bp`): the Bethe ``log Z``
   and beliefs (sum-product), a MAP estimate (max-product);
 * ``lp``: an LP relaxation for MAP with HiGHS (:func:`kernelkit.pgm.lp_relaxation`, level
-  ``--level``): its value, whether it is integral, and the assignment when it is.
+  ``--level``): its value (an upper bound on the MAP score), whether it is integral, and
+  the assignment (rounded from the pseudomarginals when it is not).
 
 Results are mapped back to the original model (Props. 2.5, 2.7) and printed; ``--out``
-also writes them in the UAI competition's result format (``PR`` with ``log10 Z``, ``MAR``,
-``MPE``), and ``--write-model`` writes the (rerooted) model that was solved.
+also writes them in the UAI 2014 result format (``PR`` with ``log10 Z``, ``MAR``,
+``MAP``, one block per task computed), and ``--write-model`` writes the (rerooted,
+conditioned) model that was solved.
 """
 
 from __future__ import annotations
@@ -36,6 +47,7 @@ TASKS = ("all", "logz", "marginals", "map")
 LEVELS = ("L2", "L3", "L3s", "SA")
 REROOT = ("none", "auto")
 HEURISTICS = ("K", "G", "maxtW", "K6", "G6")
+SOLVE_TASKS = ("PR", "MAR", "MAP", "MMAP")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -78,9 +90,48 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument(
         "--show", type=int, default=20, help="marginals printed (default 20; all go to --out)"
     )
+    q.add_argument(
+        "--evid",
+        default=None,
+        help="an evidence file (default: MODEL.evid when it exists, announced; 'none' for none)",
+    )
     q.add_argument("--out", default=None, help="write the results (UAI result format) here")
     q.add_argument("--write-model", default=None, help="write the model that was solved (UAI)")
     q.set_defaults(handler=_cmd_infer)
+
+    r = sub.add_parser(
+        "solve",
+        help="a UAI competition task (PR, MAR, MAP, MMAP): exact, or anytime with bounds",
+        description="Solve a UAI competition task on a model file, with evidence, and write "
+        "the answer in the UAI result format. Exact when the model's induced width fits the "
+        "memory limit; otherwise the best anytime answer with certified bounds.",
+    )
+    r.add_argument("model", metavar="MODEL", help="a .uai model file (.uai.gz too)")
+    r.add_argument("--task", type=str.upper, choices=SOLVE_TASKS, required=True, help="the task")
+    r.add_argument(
+        "--evid",
+        default=None,
+        help="an evidence file (default: MODEL.evid when it exists, announced; 'none' for none)",
+    )
+    r.add_argument(
+        "--query",
+        default=None,
+        help="MMAP: a query file (q v1 .. vq; default: MODEL.query when it exists)",
+    )
+    r.add_argument("--time-limit", type=float, default=None, help="seconds for the anytime methods")
+    r.add_argument(
+        "--memory-limit",
+        type=float,
+        default=None,
+        help="GiB the inference may use (default: what the machine and the process allow)",
+    )
+    r.add_argument("--seed", type=int, default=0, help="random seed of the sampling (default 0)")
+    r.add_argument(
+        "--out",
+        default=None,
+        help="the answer file (default: the model's file name plus .TASK, here)",
+    )
+    r.set_defaults(handler=_cmd_solve)
 
 
 def _cmd_infer(args: argparse.Namespace) -> int:
@@ -97,9 +148,10 @@ def _cmd_infer(args: argparse.Namespace) -> int:
 
     model = read_uai(args.model)
     print(f"{args.model}: {model}")
+    conditioned = _evidence(args, model)
     t0 = time.perf_counter()
     rerooting = None
-    work = model
+    work = conditioned.model
     if args.reroot == "auto":
         if not model.is_binary:
             raise UsageError("--reroot auto needs a binary model (every cardinality 2)")
@@ -130,6 +182,11 @@ def _cmd_infer(args: argparse.Namespace) -> int:
             marginals = _original_marginals(rerooting, marginals)
     elif marginals is not None:
         marginals = list(marginals["variables"])
+    # back to every variable of the file (observed ones at their evidence)
+    if assignment is not None:
+        assignment = conditioned.to_original_assignment(assignment)
+    if marginals is not None:
+        marginals = conditioned.to_original_marginals(marginals)
     elapsed = time.perf_counter() - t0
 
     if log_z is not None:
@@ -191,12 +248,23 @@ def _solve(args: argparse.Namespace, work: Any, tasks: set[str]) -> tuple[Any, A
             f"LP {args.level}: value {res.value:.10g}, "
             f"{'integral' if res.is_integral else 'fractional'} ({res.message})"
         )
-        if not res.is_integral:
-            raise UsageError(
-                f"the {args.level} relaxation is not tight on this model (fractional optimum, "
-                f"value {res.value:.10g}); try a tighter --level, or --reroot auto"
-            )
         assignment = res.assignment
+        if not res.is_integral:
+            # not tight: the LP value still bounds the MAP score from above; round the
+            # pseudomarginals for an assignment (a lower bound when feasible)
+            import numpy as np
+
+            assignment = np.array([int(np.argmax(m)) for m in res.pseudomarginals])
+            score = float(work.score(assignment))
+            print(
+                f"the {args.level} relaxation is not tight on this model: its value "
+                f"{res.value:.10g} is an upper bound on the MAP score; the rounded "
+                f"pseudomarginals score {score:.10g} (gap {res.value - score:.4g}); a "
+                "tighter --level, --reroot auto or 'kernelkit pgm solve --task MAP' may close it"
+            )
+            if score == -math.inf:
+                print("the rounded assignment is forbidden by a hard constraint: none written")
+                assignment = None
     return log_z, marginals, assignment
 
 
@@ -228,16 +296,119 @@ def _original_marginals(rerooting: Any, marginals: dict) -> list:
 
 
 def _write_results(path: str, log_z: Any, marginals: Any, assignment: Any) -> None:
-    """The UAI competition's result blocks: PR (log10 Z), MAR, MPE."""
-    lines = []
+    """The UAI 2014 result blocks, one per task computed: ``PR`` (log10 Z), ``MAR``,
+    ``MAP``; with one task, a result file :func:`kernelkit.pgm.read_answer` reads."""
+    from kernelkit.pgm.uai_answers import UAIAnswer, _solution
+
+    answers = []
     if log_z is not None:
-        lines += ["PR", f"{log_z / math.log(10.0):.12g}"]
+        answers.append(UAIAnswer("PR", log10_partition=log_z / math.log(10.0)))
     if marginals is not None:
-        parts = [str(len(marginals))]
-        for m in marginals:
-            parts += [str(len(m)), *(f"{p:.12g}" for p in m)]
-        lines += ["MAR", " ".join(parts)]
+        answers.append(UAIAnswer("MAR", marginals=marginals))
     if assignment is not None:
-        lines += ["MPE", " ".join([str(len(assignment)), *(str(int(v)) for v in assignment)])]
+        answers.append(UAIAnswer("MAP", assignment=assignment))
     with open(path, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
+        fh.write("".join(f"{a.task}\n{_solution(a)}\n" for a in answers))
+
+
+def _evidence(args: argparse.Namespace, model: Any) -> Any:
+    """The model conditioned on ``--evid``, or on ``MODEL.evid`` found beside it
+    (announced); :class:`kernelkit.pgm.ConditionedModel`."""
+    from kernelkit.pgm.uai_answers import apply_evidence, read_evidence
+
+    path = args.evid
+    if path is None:
+        path = _beside(args.model, ".evid")
+        if path is not None:
+            print(f"evidence: {path} (found beside the model; --evid none to ignore it)")
+    elif path.lower() == "none":
+        path = None
+    else:
+        print(f"evidence: {path}")
+    evidence = {} if path is None else read_evidence(path, model)
+    if path is not None:
+        print(f"  {len(evidence)} observed variable{'' if len(evidence) == 1 else 's'}")
+    return apply_evidence(model, evidence)
+
+
+def _beside(model_path: str, suffix: str) -> str | None:
+    """``MODEL.suffix`` (``model.uai.evid``; for ``model.uai.gz`` also ``model.uai.evid``)
+    when that file exists."""
+    import os
+
+    candidates = [model_path + suffix]
+    if model_path.endswith(".gz"):
+        candidates.append(model_path[:-3] + suffix)
+    for path in candidates:
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    import os
+
+    for name, value in (("--time-limit", args.time_limit), ("--memory-limit", args.memory_limit)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise UsageError(f"{name} must be a positive number, got {value}")
+
+    from kernelkit._progress import format_seconds
+    from kernelkit.pgm import read_uai, solve
+    from kernelkit.pgm.uai_answers import read_query, write_answer
+
+    model = read_uai(args.model)
+    print(f"{args.model}: {model}")
+    conditioned = _evidence(args, model)
+    evidence = conditioned.observed
+    query = None
+    if args.task == "MMAP":
+        query_path = args.query or _beside(args.model, ".query")
+        if query_path is None:
+            raise UsageError("--task MMAP needs --query FILE (or MODEL.query beside the model)")
+        query = read_query(query_path, model)
+        print(f"query: {query_path} ({len(query)} variables)")
+    elif args.query is not None:
+        raise UsageError(f"--query is for --task MMAP only, not --task {args.task}")
+
+    memory = None if args.memory_limit is None else args.memory_limit * 2**30
+    sol = solve(
+        model,
+        args.task,
+        evidence=evidence,
+        query=query,
+        time_limit=args.time_limit,
+        memory_limit=memory,
+        random_state=args.seed,
+    )
+    ln10 = math.log(10.0)
+    print(f"method: {sol.method} ({'exact' if sol.exact else 'not exact'})")
+    if sol.message:
+        print(sol.message)
+    if args.task == "PR" and sol.log_partition is not None:
+        print(f"log10 Z = {sol.log_partition / ln10:.10g}")
+    if args.task in ("MAP", "MMAP") and sol.score is not None:
+        print(f"score (log10) = {sol.score / ln10:.10g}")
+    if not sol.exact and args.task != "MAR":
+        conf = (
+            ""
+            if sol.confidence == 1.0
+            else f"; the lower bound holds with probability {sol.confidence:g}"
+        )
+        print(
+            f"bounds (log10): [{sol.lower / ln10:.10g}, {sol.upper / ln10:.10g}], "
+            f"gap {sol.log10_gap:.4g}{conf}"
+        )
+    print(f"time: {format_seconds(sol.seconds)}")
+    has_answer = {
+        "PR": sol.log_partition is not None,
+        "MAR": sol.marginals is not None,
+        "MAP": sol.assignment is not None,
+        "MMAP": sol.assignment is not None,
+    }[args.task]
+    if not has_answer:
+        print(f"no {args.task} answer: nothing written")
+        return 1
+    out = args.out or os.path.basename(args.model).removesuffix(".gz") + "." + args.task
+    write_answer(out, sol.answer())
+    print(f"answer written to {out}")
+    return 0

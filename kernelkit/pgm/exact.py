@@ -98,7 +98,7 @@ from typing import Any
 import numpy as np
 
 from kernelkit import _memory
-from kernelkit.pgm._guards import beyond_range_error, sum_scale_exponent
+from kernelkit.pgm._guards import InfeasibleModelError, beyond_range_error, sum_scale_exponent
 from kernelkit.pgm._transfer import transfer_log_partition, transfer_plan
 from kernelkit.pgm.model import DiscreteModel, Factor, _check_model
 
@@ -1396,7 +1396,7 @@ def _all_scores(model: DiscreteModel, caller: str) -> np.ndarray:
 
 def _check_feasible(value: float, what: str) -> None:
     if value == -np.inf:
-        raise ValueError(
+        raise InfeasibleModelError(
             f"the model has no {what}: every assignment is forbidden by its -inf entries "
             "(log Z = -inf)"
         )

@@ -1,4 +1,4 @@
-"""``kernelkit pgm infer`` on small UAI files."""
+"""``kernelkit pgm infer`` and ``kernelkit pgm solve`` on small UAI files."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ import pytest
 from kernelkit import cli
 from kernelkit.pgm import (
     DiscreteModel,
+    apply_evidence,
     exact_log_partition,
     exact_map,
     exact_marginals,
     ising,
+    read_answer,
     write_uai,
 )
 
@@ -44,7 +46,7 @@ def run(capsys, *argv):
 def read_results(path):
     lines = path.read_text().split("\n")
     res = {}
-    for key in ("PR", "MAR", "MPE"):
+    for key in ("PR", "MAR", "MAP"):
         if key in lines:
             res[key] = [float(t) for t in lines[lines.index(key) + 1].split()]
     return res
@@ -62,7 +64,7 @@ def test_exact_results_match_the_library(capsys, tmp_path, grid, reroot):
     assert res["PR"][0] * math.log(10) == pytest.approx(exact_log_partition(m), rel=1e-10)
     mar = np.array(res["MAR"][1:]).reshape(9, 3)[:, 1:]
     np.testing.assert_allclose(mar, exact_marginals(m).marginals, atol=1e-10)
-    mpe = np.array(res["MPE"][1:], dtype=int)
+    mpe = np.array(res["MAP"][1:], dtype=int)
     assert m.score(mpe) == pytest.approx(exact_map(m).score, rel=1e-12)
 
 
@@ -74,13 +76,35 @@ def test_lp_map_through_rerooting(capsys, grid):
     assert score == pytest.approx(exact_map(m).score, rel=1e-9)
 
 
-def test_fractional_lp_is_an_error_not_an_answer(capsys, tmp_path):
-    # the frustrated triangle: L2 has a gap
+def test_fractional_lp_reports_its_bound_and_a_rounded_assignment(capsys, tmp_path):
+    # the frustrated triangle: L2 has a gap. The LP value is an upper bound on the MAP
+    # score and the rounded assignment a lower one; both are reported, the file written
     m = ising(nx.cycle_graph(3), couplings=-1.0, spins="pm1")
     path = tmp_path / "tri.uai"
     write_uai(m, path)
-    code, _, err = run(capsys, path, "--method", "lp")
-    assert code == 2 and "not tight" in err
+    out_file = tmp_path / "tri.MAP"
+    code, out, _ = run(capsys, path, "--method", "lp", "--out", out_file)
+    assert code == 0 and "not tight" in out and "upper bound" in out
+    value = float(out.split("its value ")[1].split()[0])
+    answer = read_answer(out_file)
+    best = exact_map(m).score
+    assert value >= best - 1e-9
+    assert m.score(answer.assignment) <= best + 1e-12
+
+
+def test_evidence_beside_the_model_is_announced_and_used(capsys, grid, tmp_path):
+    path, m = grid
+    beside = path  # the fixture's model, in tmp_path
+    (tmp_path / (path.name + ".evid")).write_text("2 0 1 4 0\n")
+    out_file = tmp_path / "r.txt"
+    code, out, _ = run(capsys, beside, "--task", "logz", "--out", out_file)
+    assert code == 0 and "found beside the model" in out
+    want = exact_log_partition(apply_evidence(m, {0: 1, 4: 0}).model)
+    assert read_answer(out_file).log10_partition * math.log(10) == pytest.approx(want, rel=1e-10)
+    code, out, _ = run(capsys, beside, "--task", "logz", "--evid", "none", "--out", out_file)
+    assert "found beside" not in out
+    got = read_answer(out_file).log10_partition * math.log(10)
+    assert got == pytest.approx(exact_log_partition(m), rel=1e-10)
 
 
 @pytest.mark.parametrize(
@@ -123,7 +147,7 @@ def test_bp_is_exact_on_a_tree(capsys, tmp_path):
     assert res["PR"][0] * math.log(10) == pytest.approx(exact_log_partition(m), rel=1e-9)
     mar = np.array(res["MAR"][1:]).reshape(8, 3)[:, 1:]
     np.testing.assert_allclose(mar, exact_marginals(m).marginals, atol=1e-9)
-    assert m.score(np.array(res["MPE"][1:], dtype=int)) == pytest.approx(exact_map(m).score)
+    assert m.score(np.array(res["MAP"][1:], dtype=int)) == pytest.approx(exact_map(m).score)
 
 
 def test_bp_marginals_through_rerooting_are_mapped_back(capsys, tmp_path, grid):

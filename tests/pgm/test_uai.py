@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import gzip
 import io
 import itertools
 
@@ -107,3 +108,72 @@ def test_zero_potentials_are_hard_constraints():
 def test_write_needs_a_model():
     with pytest.raises(TypeError, match="DiscreteModel"):
         write_uai("not a model", io.StringIO())
+
+
+# -- compressed files, byte order marks and comments --------------------------------------------
+
+PLAIN = "MARKOV\n3\n2 2 3\n2\n2 0 1\n2 1 2\n\n4\n1 2 3 4\n6\n0.5 0 1.5 2 2.5 3\n"
+
+
+def same_model(a, b):
+    assert a.cardinalities.tolist() == b.cardinalities.tolist()
+    assert [f.scope for f in a.factors] == [f.scope for f in b.factors]
+    for fa, fb in zip(a.factors, b.factors, strict=True):
+        np.testing.assert_array_equal(fa.table, fb.table)
+
+
+@pytest.mark.parametrize("name", ["m.uai.gz", "m.uai"])  # gzip is recognised by content
+def test_gzipped_files_are_read(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(PLAIN.encode()))
+    same_model(read_uai(path), read_uai(io.StringIO(PLAIN)))
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path):
+    path = tmp_path / "bom.uai"
+    path.write_bytes(PLAIN.encode("utf-8-sig"))
+    plain = read_uai(io.StringIO(PLAIN))
+    same_model(read_uai(path), plain)
+    same_model(read_uai(io.StringIO("\ufeff" + PLAIN)), plain)
+    gz = tmp_path / "bom.uai.gz"
+    gz.write_bytes(gzip.compress(PLAIN.encode("utf-8-sig")))
+    same_model(read_uai(gz), plain)
+
+
+def test_comment_lines_are_skipped():
+    lines = PLAIN.splitlines()
+    commented = ["c", "c comments: an example UAI file", "# written by pgmpy"]
+    for k, line in enumerate(lines):
+        commented.append(line)
+        commented.append(["c after a line", "   # indented", "\tc", "#"][k % 4])
+    same_model(read_uai(io.StringIO("\n".join(commented))), read_uai(io.StringIO(PLAIN)))
+
+
+def test_comment_lines_count_in_error_line_numbers():
+    text = "c a comment\n# another\nMARKOV\n2\n2 2\nc\n1\n2 0 5\n4\n1 1 1 1\n"
+    with pytest.raises(UAIFormatError, match=r"line 8: factor 0: variable 5 is not in 0\.\.1"):
+        read_uai(io.StringIO(text))
+    with pytest.raises(UAIFormatError, match=r"line 4: .*number of variables.*'x'"):
+        read_uai(io.StringIO("MARKOV\r\nc\r\n\r\nx\r\n"))
+
+
+def test_only_a_first_token_c_makes_a_comment():
+    # "cx" is not the comment marker: it is read, and refused, as a token
+    with pytest.raises(UAIFormatError, match=r"line 1: expected MARKOV or BAYES, got 'cx'"):
+        read_uai(io.StringIO("cx\nMARKOV\n1\n2\n0\n"))
+    with pytest.raises(UAIFormatError, match=r"line 6: .*expected a number, got 'c'"):
+        read_uai(io.StringIO("MARKOV\n1\n2\n1\n1 0\n2 1 c\n"))
+
+
+def test_a_file_neither_text_nor_gzip_is_named(tmp_path):
+    path = tmp_path / "model.bin"
+    path.write_bytes(b"MARKOV\n1\n\xff\xfe\x00\x01")
+    with pytest.raises(UAIFormatError, match=r"model\.bin, line 3: expected UTF-8 text or a gzip"):
+        read_uai(path)
+
+
+def test_a_corrupt_gzip_file_is_named(tmp_path):
+    path = tmp_path / "model.uai.gz"
+    path.write_bytes(gzip.compress(PLAIN.encode())[:20])
+    with pytest.raises(UAIFormatError, match=r"model\.uai\.gz: starts like a gzip file"):
+        read_uai(path)
