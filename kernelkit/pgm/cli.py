@@ -48,6 +48,7 @@ LEVELS = ("L2", "L3", "L3s", "SA")
 REROOT = ("none", "auto")
 HEURISTICS = ("K", "G", "maxtW", "K6", "G6")
 SOLVE_TASKS = ("PR", "MAR", "MAP", "MMAP")
+BP_SCHEDULES = ("auto", "parallel", "sequential", "residual")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,6 +85,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--level", choices=LEVELS, default="L2", help="lp: the relaxation (default L2)")
     q.add_argument("--r", type=int, default=None, help="lp --level SA: the order r")
     q.add_argument("--s", type=int, default=None, help="lp --level L3s: the vertex s")
+    q.add_argument(
+        "--schedule",
+        choices=BP_SCHEDULES,
+        default="auto",
+        help="bp: message schedule (default auto: flooding, then damped sequential, then "
+        "residual when it oscillates)",
+    )
     q.add_argument("--damping", type=float, default=0.0, help="bp: damping in [0, 1) (default 0)")
     q.add_argument("--max-iter", type=int, default=1000, help="bp: iterations (default 1000)")
     q.add_argument("--tol", type=float, default=1e-8, help="bp: tolerance (default 1e-8)")
@@ -227,19 +235,22 @@ def _solve(args: argparse.Namespace, work: Any, tasks: set[str]) -> tuple[Any, A
     elif args.method == "bp":
         from kernelkit.pgm import loopy_bp
 
+        options = dict(
+            schedule=args.schedule, damping=args.damping, max_iter=args.max_iter, tol=args.tol
+        )
         if tasks & {"logz", "marginals"}:
-            res = loopy_bp(work, damping=args.damping, max_iter=args.max_iter, tol=args.tol)
-            if not res.converged:
-                print(f"warning: BP did not converge in {res.n_iter} iterations")
-            log_z = res.log_partition if "logz" in tasks else None
-            if "marginals" in tasks:
+            res = loopy_bp(work, **options)
+            usable = res.log_partition is not None and math.isfinite(res.log_partition)
+            _report_bp(res, usable)
+            log_z = res.log_partition if "logz" in tasks and usable else None
+            if "marginals" in tasks and usable:
                 # the factor beliefs carry the joints with the root, for the mapping back
                 marginals = {"variables": res.marginals, "factors": res.factor_marginals}
         if "map" in tasks:
-            res = loopy_bp(
-                work, mode="max", damping=args.damping, max_iter=args.max_iter, tol=args.tol
-            )
-            assignment = res.assignment
+            res = loopy_bp(work, mode="max", **options)
+            usable = res.score is not None and res.score > -math.inf
+            _report_bp(res, usable)
+            assignment = res.assignment if usable else None
     else:
         from kernelkit.pgm import lp_relaxation
 
@@ -266,6 +277,19 @@ def _solve(args: argparse.Namespace, work: Any, tasks: set[str]) -> tuple[Any, A
                 print("the rounded assignment is forbidden by a hard constraint: none written")
                 assignment = None
     return log_z, marginals, assignment
+
+
+def _report_bp(res: Any, usable: bool) -> None:
+    """Say how BP ended: the schedule it settled on, and why it failed when it did."""
+    how = f"schedule {res.schedule_used}" + (
+        f", damping {res.damping_used:g}" if res.damping_used else ""
+    )
+    if res.converged:
+        print(f"BP converged in {res.n_iter} iterations ({how})")
+    elif usable:
+        print(f"warning: BP did not converge ({res.reason}; {how}): its numbers are estimates")
+    else:
+        print(f"warning: BP failed ({res.reason}; {how}): no answer from it")
 
 
 def _original_marginals(rerooting: Any, marginals: dict) -> list:

@@ -61,6 +61,8 @@ __all__ = ["TASKS", "Solution", "solve"]
 TASKS = ("PR", "MAR", "MAP", "MMAP")
 #: ``MMAP`` enumerates the query space up to this many assignments.
 MMAP_ENUMERATION_LIMIT = 4096
+#: Seconds given to the anytime methods (bounds, sampling) when ``time_limit`` is None.
+ANYTIME_SECONDS = 60.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -175,6 +177,12 @@ class _Clock:
     def left(self) -> float | None:
         return None if self.limit is None else max(self.limit - self.elapsed(), 0.0)
 
+    def budget(self) -> float:
+        """Seconds for an anytime method: what is left (at least a millisecond: its first
+        pass always runs), or :data:`ANYTIME_SECONDS` without a limit."""
+        left = self.left()
+        return ANYTIME_SECONDS if left is None else max(left, 1e-3)
+
 
 def solve(
     model: DiscreteModel,
@@ -202,8 +210,9 @@ def solve(
         ``MMAP`` only (required there): the variables to maximise over; the others
         (except the observed ones) are summed out.
     time_limit : float, optional
-        Seconds for the anytime methods (bounds, sampling, search). Exact inference is
-        not interrupted: it runs when its tables fit in memory.
+        Seconds for the anytime methods (bounds, sampling, search; default
+        :data:`ANYTIME_SECONDS` for the bounds, no limit for the ``MMAP`` search). Exact
+        inference is not interrupted: it runs when its tables fit in memory.
     memory_limit : float, optional
         Bytes the inference may use (on top of the machine's and the process's limits).
     random_state : int, Generator or None
@@ -296,7 +305,7 @@ def _solve_pr(conditioned: Any, clock: _Clock, rng: np.random.RandomState) -> di
         )
     from kernelkit.pgm.bounds import log_partition_bounds
 
-    b = log_partition_bounds(work, time_limit=clock.left(), random_state=rng)
+    b = log_partition_bounds(work, time_limit=clock.budget(), random_state=rng)
     estimate = b.estimate if b.estimate is not None else 0.5 * (b.lower + b.upper)
     estimate = float(min(max(estimate, b.lower), b.upper))
     return dict(
@@ -385,7 +394,7 @@ def _solve_map(conditioned: Any, clock: _Clock) -> dict[str, Any]:
     from kernelkit.pgm.belief_propagation import loopy_bp
     from kernelkit.pgm.bounds import map_bounds
 
-    b = map_bounds(work, time_limit=clock.left())
+    b = map_bounds(work, time_limit=clock.budget())
     best, best_score, how = b.assignment, float(b.lower), "mini-bucket / LP decoding"
     bp = loopy_bp(work, mode="max")
     if bp.assignment is not None and bp.score is not None and bp.score > best_score:

@@ -159,3 +159,12 @@ def test_bp_marginals_through_rerooting_are_mapped_back(capsys, tmp_path, grid):
     np.testing.assert_allclose(mar.sum(axis=1), 1.0, atol=1e-12)
     # strong couplings, weak fields: BP after rerooting is close to exact here
     np.testing.assert_allclose(mar, exact_marginals(m).marginals, atol=0.01)
+
+
+def test_bp_says_how_it_ended(capsys, grid):
+    path, _ = grid
+    code, out, _ = run(capsys, path, "--method", "bp", "--task", "logz", "--max-iter", "1")
+    assert code == 0 and "warning: BP did not converge" in out and "schedule" in out
+    code, out, _ = run(capsys, path, "--method", "bp", "--task", "logz", "--schedule", "parallel")
+    assert code == 0 and ("BP converged" in out or "did not converge" in out)
+    assert "schedule parallel" in out
