@@ -23,7 +23,11 @@
 ``uai_answers``
     ``read_evidence``, ``read_query``, ``apply_evidence`` (``ConditionedModel``), and the
     competition's result files: ``UAIAnswer``, ``write_answer``, ``read_answer``
-``solve``
+``bounds``
+    ``log_partition_bounds`` (weighted mini-bucket upper bound, mean-field and
+    importance-sampling lower bounds: ``LogPartitionBounds``), ``map_bounds``
+    (mini-bucket and LP upper bounds, decoded assignments: ``MAPBounds``)
+``tasks``
     ``solve``: a UAI task (``PR``, ``MAR``, ``MAP``, ``MMAP``) with evidence, exact when
     the width fits, else anytime with bounds (``Solution``); ``InfeasibleModelError``
     for a model whose every assignment is forbidden
@@ -71,7 +75,8 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "read_query",
             "write_answer",
         ],
-        "solve": ["Solution", "solve"],
+        "tasks": ["Solution", "solve"],
+        "bounds": ["LogPartitionBounds", "MAPBounds", "log_partition_bounds", "map_bounds"],
         "_guards": ["InfeasibleModelError"],
         "belief_propagation": [
             "BeliefPropagationResult",

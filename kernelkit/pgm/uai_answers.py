@@ -16,8 +16,8 @@ line and what was expected there.
   ``log sum_{x consistent with e} exp(score(x))``, the UAI task ``PR`` with evidence
   (``log P(e)`` for a Bayesian network). Its :class:`ConditionedModel` maps assignments and
   marginals of the free variables back to all of the model's variables.
-* :func:`read_query` reads the query file of the marginal MAP task (``.query``): ``q v1
-  .. vq``.
+* :func:`read_query` reads the query file of the marginal MAP task (``.query``): the
+  number of query variables, then their indices.
 * :class:`UAIAnswer`, :func:`write_answer` and :func:`read_answer`: the solution of one
   task, ``PR`` (``log10`` of the partition function), ``MAR`` (single-variable marginals),
   ``MAP`` (an assignment of every variable; ``MPE`` in the files of other years) or
@@ -217,8 +217,9 @@ def read_evidence(source: str | os.PathLike[str] | IO[str], model: DiscreteModel
 
 
 def read_query(source: str | os.PathLike[str] | IO[str], model: DiscreteModel) -> list[int]:
-    """Read a UAI query file (``.query``, the marginal MAP task's variables): ``q v1 ..
-    vq``, the number of query variables, then their indices.
+    """Read a UAI query file (``.query``): the variables of the marginal MAP task.
+
+    The file holds the number ``q`` of query variables, then their ``q`` indices.
 
     Parameters
     ----------

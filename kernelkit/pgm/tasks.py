@@ -294,7 +294,7 @@ def _solve_pr(conditioned: Any, clock: _Clock, rng: np.random.RandomState) -> di
     try:
         log_z = float(exact_log_partition(work))
     except _memory.MemoryLimitError as exc:
-        reason = str(exc)
+        reason = _first_clause(str(exc))
     else:
         return dict(
             exact=True,
@@ -310,18 +310,27 @@ def _solve_pr(conditioned: Any, clock: _Clock, rng: np.random.RandomState) -> di
     estimate = float(min(max(estimate, b.lower), b.upper))
     return dict(
         exact=bool(b.exact),
-        method=f"{b.upper_method} (upper) + {b.lower_method} (lower)",
+        method=f"{_words(b.upper_method)} (upper) + {_words(b.lower_method)} (lower)",
         log_partition=estimate,
         lower=float(b.lower),
         upper=float(b.upper),
         confidence=float(b.confidence),
-        message=f"not exact: {_first_clause(reason)}",
+        message=f"not exact: {reason}",
     )
 
 
+def _words(method: str) -> str:
+    """``"weighted_mini_bucket"`` -> ``"weighted mini bucket"``."""
+    return method.replace("_", " ")
+
+
 def _first_clause(message: str) -> str:
-    """The refusal's first clause (the full text names every table size)."""
-    return message.split(";")[0]
+    """The memory guard's refusal in short: ``"variable elimination would need about 32
+    MiB of memory, more than the memory cap allows (16 MiB)"`` (the full text names the
+    ordering and its largest clique)."""
+    head = message.split(";")[0]
+    at = head.find("would need")
+    return "variable elimination " + head[at:] if at >= 0 else head
 
 
 # -- MAR ---------------------------------------------------------------------------------------
@@ -395,21 +404,22 @@ def _solve_map(conditioned: Any, clock: _Clock) -> dict[str, Any]:
     from kernelkit.pgm.bounds import map_bounds
 
     b = map_bounds(work, time_limit=clock.budget())
-    best, best_score, how = b.assignment, float(b.lower), "mini-bucket / LP decoding"
+    best, best_score, how = b.assignment, float(b.lower), _words(b.lower_method)
     bp = loopy_bp(work, mode="max")
     if bp.assignment is not None and bp.score is not None and bp.score > best_score:
         best, best_score, how = bp.assignment, float(bp.score), "max-product BP"
     if best is None or best_score == -math.inf:
         return dict(
             exact=False,
-            method=f"{b.upper_method} (upper)",
+            method=f"{_words(b.upper_method)} (upper)",
             upper=float(b.upper),
             message=f"not exact: {reason}; no feasible assignment found",
         )
     upper = max(float(b.upper), best_score)
     return dict(
-        exact=upper == best_score,
-        method=f"{b.upper_method} (upper) + {how} (lower)",
+        # the LP's value carries HiGHS's tolerance: equal to that, the bounds certify it
+        exact=upper - best_score <= 1e-9 * max(1.0, abs(best_score)),
+        method=f"{_words(b.upper_method)} (upper) + {how} (lower)",
         assignment=conditioned.to_original_assignment(np.asarray(best)),
         score=best_score,
         lower=best_score,

@@ -1,4 +1,4 @@
-"""``pgm.solve`` and ``kernelkit pgm solve``: UAI tasks with evidence, exact or with bounds."""
+"""``pgm.solve`` and ``kernelkit pgm solve``: UAI tasks with evidence, exact or bounded."""
 
 from __future__ import annotations
 
@@ -205,7 +205,63 @@ def test_the_command_names_bad_flags(capsys, grid_file, argv, match) -> None:
 def test_brute_force_references_agree_with_the_enumeration_helper() -> None:
     # the helpers above enumerate by hand; the library's references agree with them
     m = small_model(1, 0.2)
-    X, s = scores(m)
+    _, s = scores(m)
     assert brute_force_log_partition(m) == pytest.approx(logsumexp(s), rel=1e-12)
     assert brute_force_map(m).score == pytest.approx(s.max(), rel=1e-12)
     assert len(brute_force_marginals(m).marginals) == m.n_variables
+
+
+# -- beyond exact: bounds ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def wide_grid():
+    """A 12 x 12 grid (width 12): exact fits in a few MiB, so a smaller cap forces bounds
+    and exact inference checks them."""
+    rng = np.random.RandomState(7)
+    G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(12, 12))
+    m = ising(G, fields=rng.uniform(-1, 1, 144), couplings=rng.uniform(-1.5, 1.5, 264), spins="pm1")
+    return m
+
+
+def test_pr_beyond_the_memory_cap_is_bounded_and_says_so(wide_grid) -> None:
+    exact = solve(wide_grid, "PR", evidence={5: 1})
+    sol = solve(wide_grid, "PR", evidence={5: 1}, memory_limit=2**15, time_limit=3, random_state=0)
+    assert exact.exact and not sol.exact
+    assert "not exact: variable elimination would need" in sol.message
+    assert "memory cap" in sol.message
+    assert sol.lower <= exact.log_partition <= sol.upper
+    assert sol.lower <= sol.log_partition <= sol.upper
+    assert sol.gap > 0 and sol.log10_gap == pytest.approx(sol.gap / math.log(10))
+    assert 0 < sol.confidence <= 1
+    again = solve(
+        wide_grid, "PR", evidence={5: 1}, memory_limit=2**15, time_limit=3, random_state=0
+    )
+    assert again.upper == sol.upper  # the upper bound is deterministic
+
+
+def test_map_and_mar_beyond_the_memory_cap(wide_grid) -> None:
+    exact = solve(wide_grid, "MAP")
+    sol = solve(wide_grid, "MAP", memory_limit=2**15, time_limit=3)
+    assert sol.lower - 1e-9 <= exact.score <= sol.upper + 1e-9
+    assert wide_grid.score(sol.assignment) == pytest.approx(sol.score, rel=1e-12)
+    assert sol.score == sol.lower > -np.inf
+    mar = solve(wide_grid, "MAR", memory_limit=2**15)
+    assert not mar.exact and mar.method in ("loopy BP", "mean field")
+    assert len(mar.marginals) == wide_grid.n_variables
+    for p in mar.marginals:
+        assert np.all(np.isfinite(p)) and p.sum() == pytest.approx(1.0)
+
+
+def test_the_command_prints_the_bounds_when_not_exact(capsys, tmp_path, wide_grid) -> None:
+    path = tmp_path / "g.uai"
+    write_uai(wide_grid, path)
+    out_file = tmp_path / "g.PR"
+    argv = ["pgm", "solve", str(path), "--task", "PR", "--memory-limit", str(2**15 / 2**30)]
+    code = cli.main([*argv, "--time-limit", "3", "--out", str(out_file)])
+    out = capsys.readouterr().out
+    assert code == 0 and "not exact" in out and "bounds (log10): [" in out and "gap" in out
+    exact = solve(wide_grid, "PR").log_partition / math.log(10)
+    got = read_answer(out_file).log10_partition
+    lo, hi = (float(x) for x in out.split("bounds (log10): [")[1].split("]")[0].split(","))
+    assert lo <= exact <= hi and lo <= got <= hi
