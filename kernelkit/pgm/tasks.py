@@ -333,6 +333,19 @@ def _first_clause(message: str) -> str:
     return "variable elimination " + head[at:] if at >= 0 else head
 
 
+def _try_exact(compute: Any, work: DiscreteModel) -> tuple[Any, str, dict[str, Any] | None]:
+    """``compute(work)`` by variable elimination: ``(result, "", None)`` when it ran;
+    ``(None, reason, None)`` when the memory guard refused it (the caller turns to
+    bounds); ``(None, "", answer)`` when every assignment is forbidden (the exact, empty
+    answer)."""
+    try:
+        return compute(work), "", None
+    except InfeasibleModelError as exc:
+        return None, "", dict(exact=True, method="variable elimination", message=str(exc))
+    except _memory.MemoryLimitError as exc:
+        return None, _first_clause(str(exc)), None
+
+
 # -- MAR ---------------------------------------------------------------------------------------
 
 
@@ -340,13 +353,10 @@ def _solve_mar(conditioned: Any, clock: _Clock) -> dict[str, Any]:
     from kernelkit.pgm.exact import exact_marginals
 
     work = conditioned.model
-    try:
-        res = exact_marginals(work)
-    except InfeasibleModelError as exc:
-        return dict(exact=True, method="variable elimination", message=str(exc))
-    except _memory.MemoryLimitError as exc:
-        reason = _first_clause(str(exc))
-    else:
+    res, reason, empty = _try_exact(exact_marginals, work)
+    if empty is not None:
+        return empty
+    if res is not None:
         return dict(
             exact=True,
             method="variable elimination",
@@ -384,13 +394,10 @@ def _solve_map(conditioned: Any, clock: _Clock) -> dict[str, Any]:
     from kernelkit.pgm.exact import exact_map
 
     work = conditioned.model
-    try:
-        res = exact_map(work)
-    except InfeasibleModelError as exc:
-        return dict(exact=True, method="variable elimination", message=str(exc))
-    except _memory.MemoryLimitError as exc:
-        reason = _first_clause(str(exc))
-    else:
+    res, reason, empty = _try_exact(exact_map, work)
+    if empty is not None:
+        return empty
+    if res is not None:
         score = float(res.score)
         return dict(
             exact=True,
