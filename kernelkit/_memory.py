@@ -180,7 +180,8 @@ def check_memory(n_bytes: int, request: str, advice: str = "") -> None:
     if n_bytes > limit:
         tail = f"; {advice}" if advice else ""
         # name the limit that binds (the machine's, the address space's or the cap's)
-        where = min(_limits())[1] if limit in (lim for lim, _ in _limits()) else "this machine has"
+        binding = min(_limits())  # (memory_limit may be patched to something else in tests)
+        where = binding[1] if binding[0] == limit else "this machine has"
         raise MemoryLimitError(
             f"{request} would need about {format_bytes(n_bytes)} of memory, more than "
             f"{where} ({format_bytes(limit)}){tail}"

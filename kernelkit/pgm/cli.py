@@ -156,7 +156,9 @@ def _cmd_infer(args: argparse.Namespace) -> int:
 
     model = read_uai(args.model)
     print(f"{args.model}: {model}")
-    conditioned = _evidence(args, model)
+    from kernelkit.pgm.uai_answers import apply_evidence
+
+    conditioned = apply_evidence(model, _evidence(args, model))
     t0 = time.perf_counter()
     rerooting = None
     work = conditioned.model
@@ -335,10 +337,9 @@ def _write_results(path: str, log_z: Any, marginals: Any, assignment: Any) -> No
         fh.write("".join(f"{a.task}\n{_solution(a)}\n" for a in answers))
 
 
-def _evidence(args: argparse.Namespace, model: Any) -> Any:
-    """The model conditioned on ``--evid``, or on ``MODEL.evid`` found beside it
-    (announced); :class:`kernelkit.pgm.ConditionedModel`."""
-    from kernelkit.pgm.uai_answers import apply_evidence, read_evidence
+def _evidence(args: argparse.Namespace, model: Any) -> dict[int, int]:
+    """The evidence of ``--evid``, or of ``MODEL.evid`` found beside it (announced)."""
+    from kernelkit.pgm.uai_answers import read_evidence
 
     path = args.evid
     if path is None:
@@ -352,7 +353,7 @@ def _evidence(args: argparse.Namespace, model: Any) -> Any:
     evidence = {} if path is None else read_evidence(path, model)
     if path is not None:
         print(f"  {len(evidence)} observed variable{'' if len(evidence) == 1 else 's'}")
-    return apply_evidence(model, evidence)
+    return evidence
 
 
 def _beside(model_path: str, suffix: str) -> str | None:
@@ -382,8 +383,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     model = read_uai(args.model)
     print(f"{args.model}: {model}")
-    conditioned = _evidence(args, model)
-    evidence = conditioned.observed
+    evidence = _evidence(args, model)
     query = None
     if args.task == "MMAP":
         query_path = args.query or _beside(args.model, ".query")

@@ -250,7 +250,7 @@ def solve(
         if task == "PR":
             out = _solve_pr(conditioned, clock, rng)
         elif task == "MAR":
-            out = _solve_mar(conditioned, clock)
+            out = _solve_mar(conditioned)
         elif task == "MAP":
             out = _solve_map(conditioned, clock)
         else:
@@ -349,7 +349,7 @@ def _try_exact(compute: Any, work: DiscreteModel) -> tuple[Any, str, dict[str, A
 # -- MAR ---------------------------------------------------------------------------------------
 
 
-def _solve_mar(conditioned: Any, clock: _Clock) -> dict[str, Any]:
+def _solve_mar(conditioned: Any) -> dict[str, Any]:
     from kernelkit.pgm.exact import exact_marginals
 
     work = conditioned.model
