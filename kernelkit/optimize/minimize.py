@@ -140,6 +140,9 @@ class Optimizer:
         More known constraints (:class:`~kernelkit.optimize.BayesianOptimizer`).
     n_outcome_constraints : int, default=0
         Black-box constraints returned with each value (``tell(x, (value, [c...]))``).
+    output_transform : {"auto", "power", "rank", "none"}, default="auto"
+        The map of the values before the GP models them
+        (:class:`~kernelkit.optimize.BayesianOptimizer`; scikit-optimize has none).
 
     Attributes
     ----------
@@ -184,6 +187,7 @@ class Optimizer:
         noise: Any = "gaussian",
         input_constraints: Any = None,
         n_outcome_constraints: int = 0,
+        output_transform: str = "auto",
     ) -> None:
         self.space = dimensions if isinstance(dimensions, Space) else Space(dimensions)
         if base_estimator is not None and not (
@@ -238,6 +242,7 @@ class Optimizer:
             n_starts=n_restarts,
             input_constraints=constraints or None,
             n_outcome_constraints=n_outcome_constraints,
+            output_transform=output_transform,
             batch_strategy="constant_liar",
             random_state=random_state,
         )
@@ -382,6 +387,7 @@ def gp_minimize(
     *,
     input_constraints: Any = None,
     n_outcome_constraints: int = 0,
+    output_transform: str = "auto",
 ) -> OptimizationResult:
     """Minimise ``func`` over ``dimensions`` by Bayesian optimisation with a GP:
     scikit-optimize's ``gp_minimize``.
@@ -443,6 +449,9 @@ def gp_minimize(
         More known constraints (:class:`~kernelkit.optimize.BayesianOptimizer`).
     n_outcome_constraints : int, default=0
         Black-box constraints returned with each value.
+    output_transform : {"auto", "power", "rank", "none"}, default="auto"
+        The map of the values before the GP models them
+        (:class:`~kernelkit.optimize.BayesianOptimizer`; scikit-optimize has none).
 
     Returns
     -------
@@ -486,6 +495,7 @@ def gp_minimize(
         noise=noise,
         input_constraints=input_constraints,
         n_outcome_constraints=n_outcome_constraints,
+        output_transform=output_transform,
     )
     points = _initial_list(x0, opt.space)
     values = (

@@ -89,8 +89,11 @@ def plot_step(
     pn = posterior(gp, u, normalized=True)  # the acquisition's scale
     acq = s.acquisition(pn.mean, pn.std, s.best)
     scale = float(gp.y_train_std_)  # back to the scale of g, as posterior() does
-    mean = sign * (pn.mean * scale + float(gp.y_train_mean_))
-    std = pn.std * scale
+    z, dz = pn.mean * scale + float(gp.y_train_mean_), pn.std * scale
+    # through the inverse output transform: the median and the mapped +- sigma band
+    back = s.output_transform.inverse
+    mean = sign * back(z)
+    band = np.sort(sign * np.stack([back(z - dz), back(z + dz)]), axis=0)
 
     if axes is None:
         fig, ax = new_figure(
@@ -104,7 +107,7 @@ def plot_step(
         fx = np.array([float(opt.objective(np.array([xi]))) for xi in x])
         top.plot(x, fx, color="k", lw=1.0, label="objective f")
     top.plot(x, mean, "--", color=COLORS[0], label="surrogate mean μ")
-    top.fill_between(x, mean - std, mean + std, color=COLORS[0], alpha=0.25, label="μ ± σ")
+    top.fill_between(x, band[0], band[1], color=COLORS[0], alpha=0.25, label="μ ± σ")
     Xd = np.asarray(opt._X[: s.n_data])[:, 0]
     yd = np.asarray(opt._y[: s.n_data], dtype=float)
     ok = np.isfinite(yd)

@@ -28,6 +28,7 @@ from sklearn.exceptions import NotFittedError
 
 from kernelkit._validation import check_array
 from kernelkit.kernels import Kernel, Matern
+from kernelkit.optimize.output_transform import OutputTransform
 
 __all__ = ["ObjectiveModel", "Posterior", "posterior", "default_kernel"]
 
@@ -165,12 +166,20 @@ class ObjectiveModel:
     (``-f`` when minimising); this view predicts ``f`` itself, at points of the search
     space's cube (``space.transform(points)``), as scikit-optimize's ``res.models`` do.
 
+    When the GP modelled a monotone transform ``T(sign * f)`` (the optimiser's
+    ``output_transform``), the mean is mapped back, ``sign * T^-1(mu)``: the posterior
+    *median* of ``f``, which a monotone map carries over exactly, and the standard
+    deviation is half the width of the mapped ``mu +- sigma`` interval (the posterior
+    standard deviation itself where ``T`` is affine).
+
     Parameters
     ----------
     gp : GaussianProcessRegressor
-        Fitted on the cube, modelling ``sign * f``.
+        Fitted on the cube, modelling ``T(sign * f)``.
     sign : {1.0, -1.0}
         ``-1`` when the optimiser minimised (it modelled ``-f``).
+    output_transform : OutputTransform, optional
+        ``T``; the identity by default.
 
     Examples
     --------
@@ -184,12 +193,20 @@ class ObjectiveModel:
     (True, (1,))
     """
 
-    def __init__(self, gp: Any, sign: float) -> None:
+    def __init__(self, gp: Any, sign: float, output_transform: Any = None) -> None:
         _check_fitted(gp, "ObjectiveModel")
         if sign not in (1.0, -1.0):
             raise ValueError(f"sign must be 1.0 or -1.0, got {sign!r}")
+        if output_transform is None:
+            output_transform = OutputTransform("none")
+        if not isinstance(output_transform, OutputTransform):
+            raise TypeError(
+                "output_transform must be an OutputTransform or None, got "
+                f"{type(output_transform).__name__}"
+            )
         self.gp = gp
         self.sign = float(sign)
+        self.output_transform = output_transform
 
     def predict(self, X: Any, return_std: bool = False) -> Any:
         """The posterior mean of ``f`` at ``X`` (points of the cube), and its standard
@@ -209,10 +226,15 @@ class ObjectiveModel:
         std : ndarray of shape (m,)
             Its standard deviation, only with ``return_std``.
         """
+        t = self.output_transform
         if return_std:
             mean, std = self.gp.predict(X, return_std=True)
-            return self.sign * mean, std
-        return self.sign * self.gp.predict(X)
+            if t.kind == "none":
+                return self.sign * mean, std
+            lo, hi = t.inverse(mean - std), t.inverse(mean + std)
+            return self.sign * t.inverse(mean), (hi - lo) / 2.0
+        mean = self.gp.predict(X)
+        return self.sign * (mean if t.kind == "none" else t.inverse(mean))
 
     def __repr__(self) -> str:
         return f"ObjectiveModel({self.gp!r}, sign={self.sign:g})"

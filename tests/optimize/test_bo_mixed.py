@@ -51,7 +51,11 @@ def test_acquisition_points_lie_on_the_grid() -> None:
     assert steps
     for i in steps:
         u = opt.step_surrogate(i)[1].x_next
-        np.testing.assert_array_equal(u, snap(SPACE, u[None])[0])
+        snapped = snap(SPACE, u[None])[0]
+        # the integer and one-hot columns exactly; the log-uniform real (column 1) has no
+        # grid, and its log / exp round trip may move it by an ulp
+        np.testing.assert_array_equal(np.delete(u, 1), np.delete(snapped, 1))
+        np.testing.assert_allclose(u[1], snapped[1], rtol=1e-12)
 
 
 @pytest.mark.parametrize("acquisition", ["ei", "qlognei", "qnei"])

@@ -392,7 +392,9 @@ def test_step_surrogate_returns_a_public_frozen_acquisition_step():
         gp, step = opt.step_surrogate(i)
         assert isinstance(gp, GaussianProcessRegressor) and isinstance(step, AcquisitionStep)
         assert step.n_data == i and step.X.shape == (i, 1) and step.g.shape == (i,)
-        np.testing.assert_array_equal(step.g, -res.y[:i])  # g = -f when minimising
+        # g = -f when minimising, through the step's output transform
+        np.testing.assert_allclose(step.g, step.output_transform.transform(-res.y[:i]))
+        np.testing.assert_allclose(step.output_transform.inverse(step.g), -res.y[:i])
         assert isinstance(step.acquisition, Acquisition) and step.x_next.shape == (1,)
         np.testing.assert_allclose(opt._from_unit(step.x_next), res.X[i])
         assert step.greedy == (res.source[i] == "greedy")
