@@ -12,6 +12,7 @@ Modules: :mod:`~kernelkit.optimize.acquisition`, :mod:`~kernelkit.optimize.surro
 :mod:`~kernelkit.optimize.functions`, :mod:`~kernelkit.optimize.plots`,
 :mod:`~kernelkit.optimize.space` (real, integer and categorical search spaces),
 :mod:`~kernelkit.optimize.noisy_ei` (noisy expected improvement of batches),
+:mod:`~kernelkit.optimize.output_transform` (monotone maps of the observed values),
 :mod:`~kernelkit.optimize.mixed_search` (the acquisition search on integer and
 categorical spaces), :mod:`~kernelkit.optimize.constraints` (input and outcome
 constraints), :mod:`~kernelkit.optimize.minimize` (scikit-optimize's
@@ -90,6 +91,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "q_noisy_expected_improvement",
             "suggest_noisy_batch",
         ],
+        "output_transform": ["OutputTransform", "fit_output_transform"],
         "plots": ["plot_convergence", "plot_regret_bands", "plot_step"],
         "search": ["maximize_acquisition", "sobol_points"],
         "space": ["Categorical", "Dimension", "Integer", "Real", "Space"],

@@ -1006,25 +1006,25 @@ class BayesianOptimizer:
     def _fit(self, U: np.ndarray, g: np.ndarray) -> tuple[GaussianProcessRegressor, np.ndarray]:
         """The surrogate of ``g`` and its targets (``g`` through ``output_transform_``)."""
         if self.gp_ is not None and not self.refit_hyperparameters:
-            # Q2.8: keep the hyperparameters and the kind of map of the initial-design fit
-            t = fit_output_transform(g, self.output_transform_.kind)
+            # Q2.8: keep the hyperparameters and the transform method of the initial-design fit
+            t = fit_output_transform(g, self.output_transform_.method)
             z = t.transform(g)
             gp = self._fixed_gp(self.gp_.kernel_, self.gp_.noise_)
             self._fit_quietly(gp, U, z)
             self.gp_, self.output_transform_ = gp, t
             return gp, z
-        kinds: tuple[str, ...] = (self.output_transform,)
+        methods: tuple[str, ...] = (self.output_transform,)
         if self.output_transform == "auto":
             # Yeo-Johnson's exponent is not estimable from a handful of values
-            kinds = ("none", "power") if np.unique(g).size >= _MIN_POWER_VALUES else ("none",)
+            methods = ("none", "power") if np.unique(g).size >= _MIN_POWER_VALUES else ("none",)
         best: tuple[float, GaussianProcessRegressor, OutputTransform, np.ndarray] | None = None
-        for kind in kinds:
-            t = fit_output_transform(g, kind)
-            if best is not None and t.kind != kind:
+        for method in methods:
+            t = fit_output_transform(g, method)
+            if best is not None and t.method != method:
                 continue  # "power" of fewer than two distinct values: the identity again
             z = t.transform(g)
             # warm start from the previous fit of this map, plus n_restarts random starts
-            kernel, noise = self._warm.get(t.kind, (self._kernel0, self.noise))
+            kernel, noise = self._warm.get(t.method, (self._kernel0, self.noise))
             lo_hi = self.noise_bounds
             if not (isinstance(lo_hi, str) and lo_hi == "fixed"):
                 noise = float(np.clip(noise, *lo_hi))
@@ -1037,8 +1037,8 @@ class BayesianOptimizer:
                 random_state=self._rng.randint(2**31 - 1),
             )
             self._fit_quietly(gp, U, z)
-            self._warm[t.kind] = (gp.kernel_, gp.noise_)
-            if len(kinds) > 1:
+            self._warm[t.method] = (gp.kernel_, gp.noise_)
+            if len(methods) > 1:
                 # the log likelihood of g itself: that of z, back through the
                 # standardisation and the map (change of variables)
                 # (less one nat per fitted parameter of the map, Akaike's penalty)
@@ -1046,7 +1046,7 @@ class BayesianOptimizer:
                     gp.log_marginal_likelihood_value_
                     - g.size * math.log(float(gp.y_train_std_))
                     + t.log_jacobian(g)
-                    - (t.kind == "power")
+                    - (t.method == "power")
                 )
             else:
                 evidence = 0.0

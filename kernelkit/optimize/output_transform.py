@@ -72,7 +72,7 @@ class OutputTransform:
 
     Attributes
     ----------
-    kind : {"power", "rank", "none"}
+    method : {"power", "rank", "none"}
         Which transform.
     location, scale : float
         ``"power"``: the mean and standard deviation that standardise the values before
@@ -95,7 +95,7 @@ class OutputTransform:
     True
     """
 
-    kind: str
+    method: str
     location: float = 0.0
     scale: float = 1.0
     lmbda: float = 1.0
@@ -116,9 +116,9 @@ class OutputTransform:
             Same shape, increasing in ``g``.
         """
         g = np.asarray(g, dtype=float)
-        if self.kind == "power":
+        if self.method == "power":
             return _yeo_johnson((g - self.location) / self.scale, self.lmbda)
-        if self.kind == "rank":
+        if self.method == "rank":
             return self._line(g, self.knots, self.scores)
         return g.copy()
 
@@ -136,9 +136,9 @@ class OutputTransform:
             Same shape, on the objective's scale.
         """
         z = np.asarray(z, dtype=float)
-        if self.kind == "power":
+        if self.method == "power":
             return self.location + self.scale * _yeo_johnson_inverse(z, self.lmbda)
-        if self.kind == "rank":
+        if self.method == "rank":
             return self._line(z, self.scores, self.knots)
         return z.copy()
 
@@ -165,9 +165,9 @@ class OutputTransform:
             For ``"rank"``, a step function of the data with no density.
         """
         g = np.asarray(g, dtype=float)
-        if self.kind == "none":
+        if self.method == "none":
             return 0.0
-        if self.kind == "rank":
+        if self.method == "rank":
             raise ValueError("the rank transform has no Jacobian: it is a step function")
         x = (g - self.location) / self.scale
         # d/dx YJ = (1 + x)^(lambda - 1) for x >= 0 and (1 - x)^(1 - lambda) for x < 0
@@ -187,20 +187,20 @@ class OutputTransform:
         return out
 
 
-def fit_output_transform(g: np.ndarray, kind: str) -> OutputTransform:
-    """Fit the monotone transform ``kind`` to the observed values ``g``.
+def fit_output_transform(g: np.ndarray, method: str) -> OutputTransform:
+    """Fit the monotone transform ``method`` to the observed values ``g``.
 
     Parameters
     ----------
     g : array of shape (n,)
         Finite observed values, ``n >= 1``.
-    kind : {"power", "rank", "none"}
+    method : {"power", "rank", "none"}
         The transform (module docstring).
 
     Returns
     -------
     OutputTransform
-        The fitted map. With fewer than two distinct values every kind is the identity.
+        The fitted map. With fewer than two distinct values every method is the identity.
 
     Examples
     --------
@@ -212,12 +212,12 @@ def fit_output_transform(g: np.ndarray, kind: str) -> OutputTransform:
     g = np.asarray(g, dtype=float)
     if g.ndim != 1 or g.size == 0 or not np.all(np.isfinite(g)):
         raise ValueError(f"g must be a non-empty 1-D array of finite values, got shape {g.shape}")
-    if kind not in OUTPUT_TRANSFORMS:
-        raise ValueError(f"kind must be one of {OUTPUT_TRANSFORMS}, got {kind!r}")
+    if method not in OUTPUT_TRANSFORMS:
+        raise ValueError(f"method must be one of {OUTPUT_TRANSFORMS}, got {method!r}")
     distinct = np.unique(g)
-    if kind == "none" or distinct.size < 2:
+    if method == "none" or distinct.size < 2:
         return OutputTransform("none")
-    if kind == "power":
+    if method == "power":
         # the mean and standard deviation, the latter through the largest deviation so
         # that neither 1e-300-sized values underflow nor 1e300-sized ones overflow
         location = float(np.mean(g / 2.0) * 2.0)

@@ -229,12 +229,12 @@ class ObjectiveModel:
         t = self.output_transform
         if return_std:
             mean, std = self.gp.predict(X, return_std=True)
-            if t.kind == "none":
+            if t.method == "none":
                 return self.sign * mean, std
             lo, hi = t.inverse(mean - std), t.inverse(mean + std)
             return self.sign * t.inverse(mean), (hi - lo) / 2.0
         mean = self.gp.predict(X)
-        return self.sign * (mean if t.kind == "none" else t.inverse(mean))
+        return self.sign * (mean if t.method == "none" else t.inverse(mean))
 
     def __repr__(self) -> str:
         return f"ObjectiveModel({self.gp!r}, sign={self.sign:g})"
