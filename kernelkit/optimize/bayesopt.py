@@ -644,7 +644,9 @@ class BayesianOptimizer:
         added, one nat taken off for its fitted exponent) is larger. Tuning scores
         need it: on the kernel-ridge task of ``benchmarks/bo_tuning.py`` (R^2 between
         0.975 and -10^5) the mean best R^2 over 10 seeds was 0.9728 with ``"none"``,
-        0.9747 with ``"power"``, 0.9738 with ``"rank"`` and 0.9748 with ``"auto"``. The
+        0.9747 with ``"power"``, 0.9738 with ``"rank"`` and 0.9747 with ``"auto"``
+        (Branin's and Hartmann-6's regret did not change significantly, paired over 50
+        seeds; benchmarks/RESULTS.md). The
         map keeps the order of the points, so the best point is the same; EI and its
         ``xi`` act on the transformed scale.
     maximize : bool, default=False
