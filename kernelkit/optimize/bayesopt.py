@@ -646,9 +646,8 @@ class BayesianOptimizer:
         0.975 and -10^5) the mean best R^2 over 10 seeds was 0.9728 with ``"none"``,
         0.9747 with ``"power"``, 0.9738 with ``"rank"`` and 0.9747 with ``"auto"``
         (Branin's and Hartmann-6's regret did not change significantly, paired over 50
-        seeds; benchmarks/RESULTS.md). The
-        map keeps the order of the points, so the best point is the same; EI and its
-        ``xi`` act on the transformed scale.
+        seeds; benchmarks/RESULTS.md). The map keeps the order of the points, so the
+        best point is the same; EI and its ``xi`` act on the transformed scale.
     maximize : bool, default=False
         Maximise instead of minimise.
     n_restarts : int, default=2
@@ -1042,8 +1041,8 @@ class BayesianOptimizer:
             self._warm[t.method] = (gp.kernel_, gp.noise_)
             if len(methods) > 1:
                 # the log likelihood of g itself: that of z, back through the
-                # standardisation and the map (change of variables)
-                # (less one nat per fitted parameter of the map, Akaike's penalty)
+                # standardisation and the map (change of variables), less one nat per
+                # fitted parameter of the map (Akaike's penalty)
                 evidence = (
                     gp.log_marginal_likelihood_value_
                     - g.size * math.log(float(gp.y_train_std_))
