@@ -11,9 +11,9 @@ the same, while the surrogate models something it can resolve:
 * ``"power"``: the values are standardised and then Yeo-Johnson transformed (Yeo &
   Johnson 2000, *A new family of power transformations to improve normality or
   symmetry*, Biometrika 87(4)), its ``lambda`` the maximum-likelihood one
-  (:func:`scipy.stats.yeojohnson_normmax`). Cowen-Rivers et al. (2022, *HEBO: pushing the
-  limits of sample-efficient hyperparameter optimisation*, JAIR 74) found this the
-  largest single gain of their optimiser on tuning tasks;
+  (:func:`scipy.stats.yeojohnson_normmax`), as in HEBO (Cowen-Rivers et al. 2022, *HEBO:
+  pushing the limits of sample-efficient hyperparameter optimisation*, JAIR 74), built
+  for the skewed, heteroscedastic values of tuning tasks;
 * ``"rank"``: the Gaussian copula of Salinas, Shen & Perrone (2020, *A quantile-based
   approach for hyperparameter transfer learning*, ICML): the ``i``-th smallest of ``n``
   values goes to ``Phi^-1((i - 1/2) / n)`` (ties share their mean rank). It discards the
