@@ -11,9 +11,9 @@ the same, while the surrogate models something it can resolve:
 * ``"power"``: the values are standardised and then Yeo-Johnson transformed (Yeo &
   Johnson 2000, *A new family of power transformations to improve normality or
   symmetry*, Biometrika 87(4)), its ``lambda`` the maximum-likelihood one
-  (:func:`scipy.stats.yeojohnson_normmax`), as in HEBO (Cowen-Rivers et al. 2022, *HEBO:
-  pushing the limits of sample-efficient hyperparameter optimisation*, JAIR 74), built
-  for the skewed, heteroscedastic values of tuning tasks;
+  (:func:`scipy.stats.yeojohnson_normmax`) within ``[-4, 6]``, as in HEBO (Cowen-Rivers
+  et al. 2022, *HEBO: pushing the limits of sample-efficient hyperparameter
+  optimisation*, JAIR 74), built for the skewed, heteroscedastic values of tuning tasks;
 * ``"rank"``: the Gaussian copula of Salinas, Shen & Perrone (2020, *A quantile-based
   approach for hyperparameter transfer learning*, ICML): the ``i``-th smallest of ``n``
   values goes to ``Phi^-1((i - 1/2) / n)`` (ties share their mean rank). It discards the
@@ -36,6 +36,8 @@ __all__ = ["OUTPUT_TRANSFORMS", "OutputTransform", "fit_output_transform"]
 
 #: The transforms :func:`fit_output_transform` offers.
 OUTPUT_TRANSFORMS = ("power", "rank", "none")
+#: The range of the Yeo-Johnson exponent (the identity is 1).
+_LAMBDA_RANGE = (-4.0, 6.0)
 
 
 def _yeo_johnson(x: np.ndarray, lmbda: float) -> np.ndarray:
@@ -230,6 +232,10 @@ def fit_output_transform(g: np.ndarray, method: str) -> OutputTransform:
             lmbda = float(scipy.stats.yeojohnson_normmax(centred / scale))
         if not np.isfinite(lmbda):
             lmbda = 1.0
+        # Few distinct values (one outlier among 29 ties, say) let the exponent run off
+        # (to +-13 there), where the map flattens to within rounding of its limit and
+        # cannot be inverted: it is clipped to _LAMBDA_RANGE.
+        lmbda = float(np.clip(lmbda, *_LAMBDA_RANGE))
         return OutputTransform("power", location, scale, lmbda)
     # ranks, ties sharing their mean rank: the scores of the distinct values
     ranks = scipy.stats.rankdata(g)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 import scipy.stats
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -19,6 +19,9 @@ FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 
 @settings(max_examples=60, deadline=None)
 @given(arrays(np.float64, st.integers(2, 30), elements=FINITE), st.sampled_from(["power", "rank"]))
+# one value among ties: the ML exponent runs off (to about +-13.4) unless clipped
+@example(np.r_[263.0, np.zeros(29)], "power")
+@example(np.r_[0.0, np.ones(24)], "power")
 def test_the_maps_are_increasing_and_invert_on_the_data(g, method):
     t = fit_output_transform(g, method)
     z = t.transform(g)
@@ -26,10 +29,8 @@ def test_the_maps_are_increasing_and_invert_on_the_data(g, method):
     order = np.argsort(g, kind="stable")
     assert np.all(np.diff(z[order]) >= 0)  # order kept (ties stay ties)
     if t.method != "none":
-        # to a small fraction of the spread (an ML exponent of 13 on 24 ties and one
-        # outlier loses a few digits in the round trip)
         spread = float(np.ptp(g))
-        np.testing.assert_allclose(t.inverse(z), g, rtol=1e-7, atol=1e-7 * spread)
+        np.testing.assert_allclose(t.inverse(z), g, rtol=1e-9, atol=1e-9 * spread)
 
 
 def test_rank_gives_the_normal_scores_with_ties_sharing_their_mean_rank():
