@@ -25,13 +25,17 @@ from __future__ import annotations
 
 import collections
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
-import networkx as nx
 import numpy as np
 
-from kernelkit.pgm import ising, loopy_bp
+sys.path.insert(0, str(Path(__file__).parent))
+from uai_models import ising_grid
+
+from kernelkit.pgm import loopy_bp
 
 METHODS: dict[str, dict[str, Any]] = {
     "flooding": {"schedule": "parallel"},
@@ -43,14 +47,7 @@ METHODS: dict[str, dict[str, Any]] = {
 
 def grid(L: int, C: float, seed: int) -> Any:
     """A UAI-style Ising grid: fields U(-1, 1), couplings U(-C, C), +-1 spins."""
-    rng = np.random.default_rng(seed)
-    G = nx.grid_2d_graph(L, L)
-    return ising(
-        G,
-        fields=rng.uniform(-1.0, 1.0, L * L),
-        couplings=rng.uniform(-C, C, G.number_of_edges()),
-        spins="pm1",
-    )
+    return ising_grid(L, C, np.random.default_rng(seed))
 
 
 def main() -> None:

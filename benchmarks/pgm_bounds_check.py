@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from pathlib import Path
 
-import networkx as nx
 import numpy as np
 
-from kernelkit.pgm import ising
+sys.path.insert(0, str(Path(__file__).parent))
+from uai_models import ising_grid
+
 from kernelkit.pgm.bounds import log_partition_bounds, map_bounds
 from kernelkit.pgm.exact import elimination_order, exact_log_partition, exact_map
 from kernelkit.pgm.model import DiscreteModel
@@ -35,14 +38,7 @@ LN10 = math.log(10.0)
 
 
 def grid_model(side: int, seed: int) -> DiscreteModel:
-    rng = np.random.default_rng(seed)
-    G = nx.grid_2d_graph(side, side)
-    return ising(
-        G,
-        fields=rng.uniform(-1.0, 1.0, G.number_of_nodes()),
-        couplings=rng.uniform(-2.0, 2.0, G.number_of_edges()),
-        spins="pm1",
-    )
+    return ising_grid(side, 2.0, np.random.default_rng(seed))
 
 
 def main() -> None:

@@ -46,7 +46,7 @@ import uai_models as um
 from _common import parser, result_line
 
 from kernelkit._memory import MemoryLimitError, memory_cap
-from kernelkit.pgm import apply_evidence, elimination_order, loopy_bp, solve
+from kernelkit.pgm import elimination_order, loopy_bp, solve
 from kernelkit.pgm.bounds import log_partition_bounds, map_bounds
 from kernelkit.pgm.exact import exact_log_partition, exact_map
 
@@ -71,13 +71,13 @@ def cases(quick: bool) -> list[um.Case]:
 
 
 def _width(case: um.Case) -> tuple[int, int, int]:
-    work = apply_evidence(case.model, case.evidence).model
+    work = case.conditioned
     e = elimination_order(work)
     return e.induced_width, int(work.cardinalities.max(initial=1)), e.max_table_size
 
 
 def _exact_pr(case: um.Case) -> float | None:
-    work = apply_evidence(case.model, case.evidence).model
+    work = case.conditioned
     try:
         with memory_cap(4 * GIB):
             return float(exact_log_partition(work))
@@ -159,7 +159,7 @@ def section_bounds(
     inside = checked = 0
     for c in all_cases:
         info = table[c.name]
-        work = apply_evidence(c.model, c.evidence).model
+        work = c.conditioned
         truth = info["log_z"] if info["exact"] else None
         t0 = time.perf_counter()
         # where exact runs, a fixed i-bound of half the width (else the check is trivial:
@@ -195,7 +195,7 @@ def section_bp(all_cases: list[um.Case], table: dict[str, dict[str, Any]]) -> tu
     )
     good = total = 0
     for c in all_cases:
-        work = apply_evidence(c.model, c.evidence).model
+        work = c.conditioned
         if not any(np.isneginf(f.table).any() for f in work.factors):
             continue
         total += 1
@@ -228,7 +228,7 @@ def section_map(all_cases: list[um.Case], limit: float) -> tuple[int, int]:
     )
     inside = checked = 0
     for c in all_cases:
-        work = apply_evidence(c.model, c.evidence).model
+        work = c.conditioned
         try:
             with memory_cap(4 * GIB):
                 truth = float(exact_map(work).score)

@@ -26,13 +26,14 @@ Each generator returns a :class:`Case`: a name, the model, the evidence and its 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
-from kernelkit.pgm import DiscreteModel, ising
+from kernelkit.pgm import DiscreteModel, apply_evidence, ising
 
 #: The bnlearn networks of the issue, bundled with pgmpy 1.x.
 BNLEARN = (
@@ -54,17 +55,26 @@ class Case:
     model: DiscreteModel
     evidence: dict[int, int] = field(default_factory=dict)
 
+    @cached_property
+    def conditioned(self) -> DiscreteModel:
+        """The model with the evidence applied (computed once)."""
+        return apply_evidence(self.model, self.evidence).model
 
-def grid(L: int, coupling: float, seed: int) -> Case:
-    rng = np.random.default_rng([L, int(coupling * 100), seed])
+
+def ising_grid(L: int, coupling: float, rng: np.random.Generator) -> DiscreteModel:
+    """An L x L Ising grid of +-1 spins, fields U(-1, 1) and couplings U(-C, C)."""
     G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(L, L))
-    m = ising(
+    return ising(
         G,
-        fields=rng.uniform(-1, 1, G.number_of_nodes()),
+        fields=rng.uniform(-1.0, 1.0, G.number_of_nodes()),
         couplings=rng.uniform(-coupling, coupling, G.number_of_edges()),
         spins="pm1",
     )
-    return Case(f"grid{L}x{L}-C{coupling:g}-s{seed}", "grid", m)
+
+
+def grid(L: int, coupling: float, seed: int) -> Case:
+    rng = np.random.default_rng([L, int(coupling * 100), seed])
+    return Case(f"grid{L}x{L}-C{coupling:g}-s{seed}", "grid", ising_grid(L, coupling, rng))
 
 
 def load_network(name: str) -> Any:
