@@ -54,11 +54,10 @@ from kernelkit import _memory
 from kernelkit._validation import check_positive_scalar, check_random_state
 from kernelkit.pgm._guards import InfeasibleModelError
 from kernelkit.pgm.model import DiscreteModel, _check_model
+from kernelkit.pgm.uai_answers import TASKS
 
-__all__ = ["TASKS", "Solution", "solve"]
+__all__ = ["Solution", "solve"]
 
-#: The UAI competition's tasks.
-TASKS = ("PR", "MAR", "MAP", "MMAP")
 #: ``MMAP`` enumerates the query space up to this many assignments.
 MMAP_ENUMERATION_LIMIT = 4096
 #: Seconds given to the anytime methods (bounds, sampling) when ``time_limit`` is None.

@@ -168,3 +168,13 @@ def test_bp_says_how_it_ended(capsys, grid):
     code, out, _ = run(capsys, path, "--method", "bp", "--task", "logz", "--schedule", "parallel")
     assert code == 0 and ("BP converged" in out or "did not converge" in out)
     assert "schedule parallel" in out
+
+
+def test_the_cli_choices_are_the_librarys():
+    # the CLI keeps its own tuples so that building the parser imports no NumPy; they
+    # must not drift from the library's
+    from kernelkit.pgm import belief_propagation, uai_answers
+    from kernelkit.pgm import cli as pgm_cli
+
+    assert pgm_cli.BP_SCHEDULES == belief_propagation._SCHEDULES
+    assert pgm_cli.SOLVE_TASKS == uai_answers.TASKS
